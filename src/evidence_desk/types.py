@@ -1,0 +1,215 @@
+"""Domain models that cross module boundaries.
+
+Everything that travels between the archive, retrieval, the agents, `trust/`, the run
+pipeline and the receipt is one of these pydantic models. They hold data only; the rules
+that judge them live in `trust/` (publish safety) and the stage modules (everything else).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Origin = Literal["archive", "web", "upload"]
+
+
+class Frozen(BaseModel):
+    """Base for value objects: immutable, and unknown fields are an error."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --------------------------------------------------------------------------- archive
+
+
+class PageSpan(Frozen):
+    """One PDF page: its printed label and its character span in the stored text."""
+
+    label: str
+    start: int
+    end: int
+
+
+class Document(Frozen):
+    """A stored document. `text` is the exact text every quote is checked against."""
+
+    doc_id: str = Field(description="Stable, human-meaningful id (relative path, JSONL id, sample file id).")
+    title: str
+    date: str | None = Field(None, description="Publication date, ISO 8601 (YYYY-MM-DD or a full timestamp).")
+    url: str | None = None
+    origin: Origin = "archive"
+    content_sha256: str = Field(description="SHA-256 of `text` encoded as UTF-8.")
+    ingested_at: str = Field(description="UTC ISO 8601 timestamp with Z.")
+    text: str
+    pages: tuple[PageSpan, ...] = ()
+    meta: dict[str, str] = Field(default_factory=dict, description="Extra metadata: author, president, ...")
+
+
+class Passage(Frozen):
+    """A window of a document's stored text: `text == document.text[start:end]`."""
+
+    id: str = Field(description="`<doc_id>#<ordinal>`, stable while the document is unchanged.")
+    doc_id: str
+    text: str
+    start: int
+    end: int
+
+
+# --------------------------------------------------------------------------- plan
+
+
+class TimeWindow(Frozen):
+    """An inclusive date range, ISO dates (YYYY-MM-DD)."""
+
+    start: str
+    end: str
+    label: str
+
+
+class SubQuestion(Frozen):
+    text: str
+    window: TimeWindow | None = None
+    entity: str | None = Field(None, description="A person or name this sub-question is about, if any.")
+
+
+class Plan(Frozen):
+    subquestions: tuple[SubQuestion, ...]
+    time_windows: tuple[TimeWindow, ...] = ()
+    queries: tuple[str, ...] = Field(description="At most 3 search queries.")
+    key_terms: tuple[str, ...] = Field((), description="Content terms the answer must be about (for coverage).")
+    kind: Literal["factoid", "temporal", "comparison"] = "factoid"
+    mode: Literal["quick", "deep"] = "quick"
+
+
+# --------------------------------------------------------------------------- retrieval
+
+
+class Hit(Frozen):
+    """One retrieved passage with its fused score and the per-engine evidence."""
+
+    passage: Passage
+    score: float = Field(description="Fused score (higher is better).")
+    lexical_score: float | None = None
+    lexical_rank: int | None = None
+    dense_score: float | None = Field(None, description="Cosine similarity to the query.")
+    dense_rank: int | None = None
+    doc_date: str | None = None
+
+
+class ScoredPassage(Frozen):
+    id: str
+    text: str
+    start: int
+    end: int
+    score: float
+
+
+class Source(Frozen):
+    """A numbered source of one run (`S1`, `S2`, ...): a document and its selected passages."""
+
+    id: str
+    doc_id: str
+    title: str
+    date: str | None = None
+    url: str | None = None
+    origin: Origin = "archive"
+    retrieved_at: str
+    content_sha256: str
+    passages: tuple[ScoredPassage, ...] = ()
+
+
+class Coverage(Frozen):
+    """The coverage stage's finding: does the archive hold what the question asks about?"""
+
+    covered: bool
+    score: float = Field(description="Best evidence score compared against the floor.")
+    floor: float
+    reason: str
+    missing_terms: tuple[str, ...] = ()
+    empty_windows: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- answer, checks, verdicts
+
+
+class Verdict(StrEnum):
+    SUPPORTED = "supported"
+    PARTIAL = "partial"
+    UNSUPPORTED = "unsupported"
+    CONTRADICTED = "contradicted"
+
+
+class Decision(StrEnum):
+    AUTO_CLEARED = "AUTO_CLEARED"
+    PUBLISHED_AFTER_PRUNING = "PUBLISHED_AFTER_PRUNING"
+    HELD_FOR_REVIEW = "HELD_FOR_REVIEW"
+    OUTSIDE_COVERAGE = "OUTSIDE_COVERAGE"
+
+
+class Draft(Frozen):
+    """What an answerer wrote: prose whose sentences cite `[S#]` and quote in double quotes."""
+
+    text: str
+
+
+class ClaimAudit(Frozen):
+    """An auditor's advice on one claim. It can only make the gate stricter."""
+
+    verdict: Verdict
+    evidence: tuple[str, ...] = Field((), description="Passage ids that support or contradict the claim.")
+    confidence: float = 0.0
+    rationale: str = ""
+
+
+class Quote(Frozen):
+    text: str
+    source_id: str | None
+    verbatim: bool
+    start: int | None = None
+    end: int | None = None
+
+
+class ClaimChecks(Frozen):
+    """Deterministic check results for one claim (all computed in `trust/`)."""
+
+    has_citation: bool
+    citations_exist: bool
+    quotes_verbatim: bool
+    numbers_dates: bool
+    unknown_citations: tuple[str, ...] = ()
+    unmatched_numbers: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return self.has_citation and self.citations_exist and self.quotes_verbatim and self.numbers_dates
+
+
+class Claim(Frozen):
+    text: str
+    citations: tuple[str, ...]
+    quotes: tuple[Quote, ...] = ()
+    checks: ClaimChecks
+    verdict: Verdict
+    evidence: tuple[str, ...] = ()
+    kept: bool = False
+
+
+class GateOutcome(Frozen):
+    decision: Decision
+    reason: str
+    published_answer: str
+    kept: tuple[bool, ...]
+
+
+class StageRecord(Frozen):
+    name: str
+    started_at: str
+    latency_ms: float
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+JSON = dict[str, Any]

@@ -187,11 +187,19 @@ class ClaimChecks(Frozen):
 
 
 class Claim(Frozen):
+    """One sentence of the draft, with its deterministic checks and verdicts.
+
+    `verdict` is the effective verdict the gate uses: the auditor's verdict, capped at
+    `unsupported` when a deterministic check failed (an auditor can make a claim stricter,
+    never rescue it). `auditor_verdict` is what the auditor said.
+    """
+
     text: str
     citations: tuple[str, ...]
     quotes: tuple[Quote, ...] = ()
     checks: ClaimChecks
     verdict: Verdict
+    auditor_verdict: Verdict
     evidence: tuple[str, ...] = ()
     kept: bool = False
 
@@ -210,6 +218,68 @@ class StageRecord(Frozen):
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+
+
+class GatePolicy(Frozen):
+    """The thresholds the gate applies; recorded in every receipt so a decision can be re-derived."""
+
+    id: str = "evidence-desk-gate"
+    version: int = 1
+    coverage_floor: float = Field(description="Minimum best-passage evidence score.")
+    max_pruned_fraction: float = Field(
+        0.5, description="Pruning may drop at most this fraction of claims; more is held."
+    )
+    min_kept_claims: int = Field(1, description="A published answer keeps at least this many claims.")
+
+
+class EngineIds(Frozen):
+    planner: str
+    answerer: str
+    auditor: str
+
+
+class Usage(Frozen):
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    active_seconds: float = 0.0
+    estimated_spend_usd: float = 0.0
+
+
+class Integrity(Frozen):
+    """Hash, signature and chain link of a receipt (see `trust/receipts.py`)."""
+
+    algorithm: str = "ed25519"
+    canonical_sha256: str
+    signature: str
+    key_id: str
+    public_key: str
+    previous_receipt_sha256: str | None
+
+
+class Receipt(BaseModel):
+    """The audit receipt of one run (`contracts/receipt.md`). Extra fields are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    receipt_version: int = 1
+    run_id: str
+    created_at: str
+    question: str
+    plan: Plan
+    sources: list[Source]
+    draft: str
+    claims: list[Claim]
+    quotes: list[Quote]
+    decision: Decision
+    reason: str
+    published_answer: str
+    engine: EngineIds
+    policy: GatePolicy
+    coverage: Coverage | None = None
+    stages: list[StageRecord]
+    usage: Usage
+    integrity: Integrity | None = None
 
 
 JSON = dict[str, Any]

@@ -18,6 +18,7 @@ import tantivy
 # and an upper-case letter, digit or opening quote; or at a blank line.
 _SENT_END = re.compile(r"""(?<=[.!?])["'”’)\]]*\s+(?=["'“‘(\[]?[A-Z0-9])|\n\s*\n""")
 _BLANK_LINE = re.compile(r"\n\s*\n")
+_INITIALS = re.compile(r"(?:[a-z]\.)*[a-z]")
 # Abbreviations after which a period does not end a sentence.
 _ABBREV = frozenset(
     "mr mrs ms dr st jr sr gen col capt lt sgt gov sen rep hon rev prof vs etc no nos "
@@ -48,7 +49,8 @@ def _is_abbreviation(text: str, end: int) -> bool:
     while k > 0 and (text[k - 1].isalpha() or text[k - 1] == "."):
         k -= 1
     word = text[k:j].lower()
-    return word in _ABBREV or (len(word) == 1 and word.isalpha())
+    # Initials ("J.", "J.D.") never end a sentence.
+    return word in _ABBREV or _INITIALS.fullmatch(word) is not None
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:

@@ -16,7 +16,7 @@ import tantivy
 
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) before white space
 # and an upper-case letter, digit or opening quote; or at a blank line.
-_SENT_END = re.compile(r"""(?<=[.!?])["'”’)\]]*\s+(?=["'“‘(\[]?[A-Z0-9])|\n\s*\n""")
+_SENT_END = re.compile(r"""[.!?]["'”’)\]]*(\s+)(?=["'“‘(\[]?[A-Z0-9])|\n\s*\n""")
 _BLANK_LINE = re.compile(r"\n\s*\n")
 _INITIALS = re.compile(r"(?:[a-z]\.)*[a-z]")
 # Abbreviations after which a period does not end a sentence.
@@ -39,10 +39,8 @@ STOPWORDS = frozenset(
 
 
 def _is_abbreviation(text: str, end: int) -> bool:
-    """True when the period just before `end` closes a known abbreviation or an initial."""
+    """True when the period at `end - 1` closes a known abbreviation or an initial."""
     j = end - 1
-    while j >= 0 and text[j] in "\"'”’)] \t\n":
-        j -= 1
     if j < 0 or text[j] != ".":
         return False
     k = j
@@ -59,9 +57,12 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     spans: list[tuple[int, int]] = []
     cursor = start
     for m in _SENT_END.finditer(text, start, stop):
-        if not _BLANK_LINE.search(m.group(0)) and _is_abbreviation(text, m.start()):
-            continue
-        _append_trimmed(text, cursor, m.start(), spans)
+        # The sentence keeps its closing punctuation and quotes; the white space goes.
+        end_of_sentence = m.start(1) if m.group(1) is not None else m.start()
+        if m.group(1) is not None and not _BLANK_LINE.search(m.group(1)):
+            if _is_abbreviation(text, m.start() + 1):
+                continue
+        _append_trimmed(text, cursor, end_of_sentence, spans)
         cursor = m.end()
     _append_trimmed(text, cursor, stop, spans)
     return spans

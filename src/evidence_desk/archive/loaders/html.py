@@ -1,0 +1,103 @@
+"""HTML pages (.html, .htm): the main text, as trafilatura extracts it, is the document.
+
+A page is hostile data. It is parsed, never rendered: no script runs, and nothing it
+references (scripts, images, frames, links, redirects) is fetched. trafilatura is handed the
+decoded markup only, never a URL, so its date finder has nothing to download.
+
+Metadata: title, date (`YYYY-MM-DD`; only dates the page's markup states, no guessing from
+free text), url (the canonical link, else `og:url`), author (into `meta["author"]`) and site
+name (`meta["sitename"]`). Bytes must be UTF-8, or carry a `<meta charset>` Python knows.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from pathlib import Path
+from typing import Any
+
+from ...types import Document
+from ..results import LoadError
+from .common import build_document, decode_text, normalise_date, normalise_newlines
+
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
+_DATE_PARAMS = {"original_date": True, "extensive_search": False}
+
+
+def decode_html(data: bytes) -> str:
+    """UTF-8 first; otherwise the charset the page declares in its first 4 KiB."""
+    try:
+        return decode_text(data)
+    except LoadError:
+        declared = _CHARSET.search(data[:4096])
+        if not declared:
+            raise LoadError(
+                "not UTF-8 and no <meta charset> declared; convert the page to UTF-8"
+            ) from None
+        name = declared[1].decode("ascii")
+        try:
+            codec = codecs.lookup(name)
+        except LookupError:
+            raise LoadError(f"declares an unknown charset {name!r}") from None
+        try:
+            return normalise_newlines(data.decode(codec.name))
+        except UnicodeDecodeError:
+            raise LoadError(f"is not valid {name} text as its <meta charset> says") from None
+
+
+def _extract(markup: str) -> tuple[Any, str | None]:
+    """(trafilatura's extraction, the page's canonical link if absolute http(s))."""
+    import trafilatura  # imported here: it costs ~0.6 s and only HTML needs it
+
+    tree = trafilatura.load_html(markup)
+    if tree is None:
+        raise LoadError("not parseable as HTML")
+    canonical = None
+    for link in tree.iter("link"):
+        if "canonical" in str(link.get("rel") or "").lower().split():
+            href = str(link.get("href") or "").strip()
+            if href.lower().startswith(("http://", "https://")):
+                canonical = href
+                break
+    extracted = trafilatura.bare_extraction(
+        tree,
+        with_metadata=True,
+        include_comments=False,
+        include_tables=True,
+        deduplicate=False,
+        date_extraction_params=dict(_DATE_PARAMS),
+    )
+    return extracted, canonical
+
+
+def _clean(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    value = " ".join(value.replace("¶", " ").split())
+    return value or None
+
+
+def load_html(path: Path, doc_id: str) -> Document:
+    extracted, canonical = _extract(decode_html(path.read_bytes()))
+    text = normalise_newlines(getattr(extracted, "text", None) or "")
+    if extracted is None or not text.strip():
+        raise LoadError("no main text found in the page")
+    meta = {
+        key: value
+        for key, value in (
+            ("author", _clean(getattr(extracted, "author", None))),
+            ("sitename", _clean(getattr(extracted, "sitename", None))),
+        )
+        if value
+    }
+    url = canonical or _clean(getattr(extracted, "url", None))
+    if url and not url.lower().startswith(("http://", "https://")):
+        url = None
+    return build_document(
+        doc_id,
+        text,
+        _clean(getattr(extracted, "title", None)) or path.stem,
+        date=normalise_date(getattr(extracted, "date", None)),
+        url=url,
+        meta=meta,
+    )

@@ -1,0 +1,105 @@
+"""Markdown files (.md, .markdown), with optional YAML front matter.
+
+Front matter is a block that opens with a `---` line at the top of the file (blank lines
+before it are allowed) and closes with the next `---` or `...` line; it is parsed with
+`yaml.safe_load` and must be a mapping. The stored text is the body after the block, kept
+exactly (the front matter itself is never quoted from).
+
+Metadata (HTML entities decoded, e.g. `Q&amp;A` -> `Q&A`): `title`; `date` normalised to
+`YYYY-MM-DD` (a timestamp keeps the calendar date as written, the offset is not applied;
+an unrecognised value is kept in `meta["date_raw"]`); `url` from the first absolute http(s)
+value among `url`, `permalink`, `canonical_url`, `canonical`, `source_url`; `author`/`authors`
+into `meta["author"]`; every other scalar or list of scalars into `meta` as a string.
+Without front matter: title from the first heading or line, date from the file name.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ...types import Document
+from ..results import LoadError
+from .common import (
+    build_document,
+    date_from_name,
+    decode_text,
+    first_line_title,
+    flatten_meta,
+    normalise_date,
+)
+
+URL_KEYS = ("url", "permalink", "canonical_url", "canonical", "source_url")
+_OPEN = re.compile(r"\A(?:[ \t]*\n)*---[ \t]*\n")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$\n?", re.MULTILINE)
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any] | None, str]:
+    """(front matter mapping or None, body). The body is an exact suffix of `text`."""
+    opening = _OPEN.match(text)
+    if not opening:
+        return None, text
+    closing = _CLOSE.search(text, opening.end())
+    if not closing:
+        return None, text  # a lone `---` is a horizontal rule, not front matter
+    block = text[opening.end() : closing.start()]
+    try:
+        data = yaml.safe_load(block)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        first_line = text.count("\n", 0, opening.end()) + 1  # 1-based line of the block
+        where = f" (line {first_line + mark.line})" if mark is not None else ""
+        raise LoadError(f"front matter is not valid YAML{where}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise LoadError("front matter is not a YAML mapping of keys to values")
+    return data, text[closing.end() :]
+
+
+def _markdown_title(body: str, fallback: str) -> str:
+    heading = _HEADING.search(body)
+    if heading:
+        return heading[1]
+    return first_line_title(body, fallback)
+
+
+def _url(front: dict[str, Any]) -> tuple[str | None, str | None]:
+    for key in URL_KEYS:
+        value = front.get(key)
+        if isinstance(value, str) and value.strip().lower().startswith(("http://", "https://")):
+            return value.strip(), key
+    return None, None
+
+
+def load_markdown(path: Path, doc_id: str) -> Document:
+    front, body = split_front_matter(decode_text(path.read_bytes()))
+    if front is None:
+        return build_document(
+            doc_id, body, _markdown_title(body, path.stem), date=date_from_name(path.name)
+        )
+    if not body.strip():
+        raise LoadError("no text after the front matter")
+    raw_title = front.get("title")
+    title = html.unescape(str(raw_title)).strip() if raw_title not in (None, "") else ""
+    url, url_key = _url(front)
+    meta = {
+        key: html.unescape(value)
+        for key, value in flatten_meta(front, exclude={"title", "date", url_key or ""}).items()
+    }
+    date = normalise_date(front.get("date"))
+    if date is None and front.get("date") not in (None, ""):
+        meta["date_raw"] = str(front.get("date"))
+    return build_document(
+        doc_id,
+        body,
+        title or _markdown_title(body, path.stem),
+        date=date or date_from_name(path.name),
+        url=url,
+        meta=meta,
+    )

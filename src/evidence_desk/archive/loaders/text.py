@@ -1,0 +1,22 @@
+"""Plain-text files (.txt): the file's text is the document.
+
+Title: the first non-empty line (capped), else the file stem. Date: a `YYYY-MM-DD` found in
+the file name (e.g. `2017-08-28-notes.txt`), else none.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...types import Document
+from .common import build_document, date_from_name, decode_text, first_line_title
+
+
+def load_text(path: Path, doc_id: str) -> Document:
+    text = decode_text(path.read_bytes())
+    return build_document(
+        doc_id,
+        text,
+        first_line_title(text, path.stem),
+        date=date_from_name(path.name),
+    )

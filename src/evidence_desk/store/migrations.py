@@ -1,0 +1,117 @@
+"""The archive database schema, as an ordered list of named migrations.
+
+Each migration is a function that runs once per database, inside its own transaction, and is
+recorded by name in `_migrations`. New schema changes are new functions appended to the end;
+an applied migration is never edited. A database that records a migration this code does not
+know was written by a newer version, and is refused rather than misread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from ..archive.hashing import utc_now
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+class SchemaError(RuntimeError):
+    """The database cannot be used by this version of the code."""
+
+
+def migration(fn: Migration) -> Migration:
+    """Register `fn` as the next migration, named after the function."""
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+@migration
+def m001_archive(db: sqlite3.Connection) -> None:
+    db.execute(
+        """CREATE TABLE documents (
+            doc_id TEXT PRIMARY KEY,
+            title TEXT NOT NULL,
+            date TEXT,
+            url TEXT,
+            origin TEXT NOT NULL,
+            content_sha256 TEXT NOT NULL,
+            ingested_at TEXT NOT NULL,
+            text TEXT NOT NULL,
+            pages TEXT NOT NULL DEFAULT '[]',
+            meta TEXT NOT NULL DEFAULT '{}',
+            source_path TEXT
+        )"""
+    )
+    db.execute("CREATE INDEX documents_date ON documents(date)")
+    db.execute(
+        """CREATE TABLE passages (
+            passage_id TEXT PRIMARY KEY,
+            doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            text_sha256 TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            UNIQUE (doc_id, ordinal)
+        )"""
+    )
+    db.execute("CREATE INDEX passages_text_sha256 ON passages(text_sha256)")
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO meta (key, value) VALUES ('generation', '0')")
+
+
+@migration
+def m002_receipts(db: sqlite3.Connection) -> None:
+    # `seq` fixes the chain order; run ids are unique.
+    db.execute(
+        """CREATE TABLE receipts (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            run_id TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL,
+            decision TEXT NOT NULL,
+            canonical_sha256 TEXT NOT NULL,
+            previous_sha256 TEXT,
+            json TEXT NOT NULL
+        )"""
+    )
+
+
+def migrate(db: sqlite3.Connection) -> list[str]:
+    """Apply every pending migration in order; returns the names applied now.
+
+    `db` must be in autocommit mode (`isolation_level=None`): each migration gets its own
+    `BEGIN IMMEDIATE ... COMMIT`, so a failed one leaves no trace.
+    """
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    applied = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    known = {name for name, _ in MIGRATIONS}
+    unknown = sorted(applied - known)
+    if unknown:
+        raise SchemaError(
+            f"This archive was written by a newer Evidence Desk (migrations {', '.join(unknown)}); "
+            "upgrade evidence-desk to open it."
+        )
+    done: list[str] = []
+    for name, fn in MIGRATIONS:
+        if name in applied:
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # re-check under the write lock: another process may have just applied it
+            if db.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
+                db.execute("COMMIT")
+                continue
+            fn(db)
+            db.execute(
+                "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", (name, utc_now())
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        done.append(name)
+    return done

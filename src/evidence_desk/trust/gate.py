@@ -1,0 +1,210 @@
+"""The policy gate: the one place that decides what a reader may see.
+
+The agents advise, the gate decides. Its inputs are the claims with their deterministic
+checks and quotes, the auditor's verdict on each, the coverage finding and the policy.
+
+Effective verdict. The auditor's verdict, except that a claim that failed any check can be
+no better than `unsupported` (`supported` and `partial` become `unsupported`;
+`contradicted` stays). An auditor can make the gate stricter, never rescue a claim.
+A claim is grounded when all its checks pass, every one of its quotes is verbatim, and its
+effective verdict is `supported`.
+
+The pruning policy, applied in this order:
+
+1. OUTSIDE_COVERAGE when coverage was evaluated and found the question not covered, or
+   its best evidence score is below the policy's coverage floor (the gate re-applies the
+   floor itself rather than trusting the coverage stage's flag alone).
+2. HELD_FOR_REVIEW when the draft has no claims; or any quote is not verbatim; or any
+   claim cites a source that does not exist (malformed markers included); or any claim is
+   contradicted; or any claim that is not grounded contains a quote (a quoted sentence is
+   never dropped silently).
+3. Otherwise the claims that are not grounded would be dropped. HELD_FOR_REVIEW when none
+   would remain, when more than `policy.max_pruned_fraction` of the claims would be
+   dropped, or when fewer than `policy.min_kept_claims` would remain.
+4. PUBLISHED_AFTER_PRUNING when some claims were dropped; AUTO_CLEARED when every claim is
+   grounded.
+
+The published answer is the kept claims' texts, in draft order, joined by one space; it is
+empty unless the decision publishes. A claim is kept only when the answer is published and
+the claim is grounded.
+
+THE GATE INVARIANT: a published answer never contains a claim that is not grounded, nor a
+quote that is not verbatim in a cited source. `decide_claims` guarantees it by construction (kept
+implies grounded, and grounded implies every check passed), whatever the auditor said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..types import (
+    Claim,
+    ClaimAudit,
+    ClaimChecks,
+    Coverage,
+    Decision,
+    GateOutcome,
+    GatePolicy,
+    Verdict,
+)
+from .checks import CheckedClaim
+
+PUBLISHING = frozenset({Decision.AUTO_CLEARED, Decision.PUBLISHED_AFTER_PRUNING})
+_FAILED_CHECK_CAP = {Verdict.SUPPORTED: Verdict.UNSUPPORTED, Verdict.PARTIAL: Verdict.UNSUPPORTED}
+
+
+def effective_verdict(auditor: Verdict, checks: ClaimChecks) -> Verdict:
+    """The auditor's verdict, capped at `unsupported` when a deterministic check failed."""
+    return auditor if checks.passed else _FAILED_CHECK_CAP.get(auditor, auditor)
+
+
+def is_grounded(claim: Claim) -> bool:
+    """Checks passed, every quote verbatim and the effective verdict is `supported`."""
+    return (
+        claim.checks.passed
+        and all(q.verbatim for q in claim.quotes)
+        and claim.verdict == Verdict.SUPPORTED
+    )
+
+
+def judge(checked: Sequence[CheckedClaim], audits: Sequence[ClaimAudit]) -> list[Claim]:
+    """Combine each claim's checks with the auditor's advice (one audit per claim)."""
+    if len(checked) != len(audits):
+        raise ValueError(f"The auditor returned {len(audits)} verdicts for {len(checked)} claims.")
+    return [
+        Claim(
+            text=c.claim.text,
+            citations=c.claim.citations,
+            quotes=c.quotes,
+            checks=c.checks,
+            verdict=effective_verdict(a.verdict, c.checks),
+            auditor_verdict=a.verdict,
+            evidence=a.evidence,
+        )
+        for c, a in zip(checked, audits, strict=True)
+    ]
+
+
+def _count(n: int, singular: str, plural: str | None = None) -> str:
+    return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+def _hold_reasons(claims: Sequence[Claim]) -> list[str]:
+    bad_quotes = sum(not q.verbatim for c in claims for q in c.quotes)
+    unknown = sum(not c.checks.citations_exist for c in claims)
+    contradicted = sum(c.verdict == Verdict.CONTRADICTED for c in claims)
+    quoted = sum(bool(c.quotes) and not is_grounded(c) for c in claims)
+    reasons = []
+    if bad_quotes:
+        verb = "is" if bad_quotes == 1 else "are"
+        reasons.append(f"{_count(bad_quotes, 'quote')} {verb} not word for word in a cited source")
+    if unknown:
+        verb = "cites" if unknown == 1 else "cite"
+        reasons.append(f"{_count(unknown, 'sentence')} {verb} a source that does not exist")
+    if contradicted:
+        verb = "is" if contradicted == 1 else "are"
+        reasons.append(f"{_count(contradicted, 'sentence')} {verb} contradicted by the sources")
+    if quoted:
+        verb = "is" if quoted == 1 else "are"
+        reasons.append(f"{_count(quoted, 'quoted sentence')} {verb} not supported by the sources")
+    return reasons
+
+
+def _join(parts: Sequence[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _held(reason: str, n: int) -> GateOutcome:
+    return GateOutcome(
+        decision=Decision.HELD_FOR_REVIEW, reason=reason, published_answer="", kept=(False,) * n
+    )
+
+
+def _pruning_hold(dropped: int, total: int, policy: GatePolicy) -> str | None:
+    kept = total - dropped
+    if kept == 0:
+        return f"Held for review because none of the {_count(total, 'sentence')} is supported."
+    if dropped / total > policy.max_pruned_fraction:
+        return (
+            f"Held for review because {dropped} of {total} sentences are not supported by "
+            f"their sources, more than the {policy.max_pruned_fraction:.0%} the policy "
+            "allows to drop."
+        )
+    if kept < policy.min_kept_claims:
+        return (
+            f"Held for review because only {kept} of {total} sentences are supported, "
+            f"fewer than the {policy.min_kept_claims} the policy requires."
+        )
+    return None
+
+
+def decide_claims(
+    claims: Sequence[Claim], coverage: Coverage | None, policy: GatePolicy
+) -> GateOutcome:
+    """The gate decision for judged claims (`Claim.verdict` is the effective verdict)."""
+    n = len(claims)
+    if coverage is not None and (
+        not coverage.covered or coverage.score < policy.coverage_floor
+    ):
+        reason = "No answer is published because the sources do not cover this question."
+        detail = coverage.reason.strip() if coverage.covered is False else (
+            f"The best passage scored {coverage.score:.2f}, below the coverage floor of "
+            f"{policy.coverage_floor:.2f}."
+        )
+        return GateOutcome(
+            decision=Decision.OUTSIDE_COVERAGE,
+            reason=f"{reason} {detail}" if detail else reason,
+            published_answer="",
+            kept=(False,) * n,
+        )
+    if n == 0:
+        return _held("Held for review because the draft has no sentences to check.", 0)
+    reasons = _hold_reasons(claims)
+    if reasons:
+        return _held(f"Held for review because {_join(reasons)}.", n)
+    grounded = tuple(is_grounded(c) for c in claims)
+    dropped = grounded.count(False)
+    hold = _pruning_hold(dropped, n, policy)
+    if hold is not None:
+        return _held(hold, n)
+    answer = " ".join(c.text for c, keep in zip(claims, grounded, strict=True) if keep)
+    if dropped:
+        verb = "was" if dropped == 1 else "were"
+        return GateOutcome(
+            decision=Decision.PUBLISHED_AFTER_PRUNING,
+            reason=f"{dropped} of {n} sentences {verb} dropped because their sources do not "
+            "support them.",
+            published_answer=answer,
+            kept=grounded,
+        )
+    return GateOutcome(
+        decision=Decision.AUTO_CLEARED,
+        reason="Every sentence is supported by its cited sources and every quote is verbatim.",
+        published_answer=answer,
+        kept=grounded,
+    )
+
+
+def decide(
+    checked: Sequence[CheckedClaim],
+    audits: Sequence[ClaimAudit],
+    coverage: Coverage | None,
+    policy: GatePolicy,
+) -> tuple[list[Claim], GateOutcome]:
+    """Judge the claims, decide, and mark which claims the published answer keeps."""
+    claims = judge(checked, audits)
+    outcome = decide_claims(claims, coverage, policy)
+    kept = [c.model_copy(update={"kept": k}) for c, k in zip(claims, outcome.kept, strict=True)]
+    return kept, outcome
+
+
+def decide_from_receipt(receipt: Mapping[str, Any]) -> GateOutcome:
+    """Re-derive the decision from a receipt's recorded claims, coverage and policy.
+
+    Raises pydantic's ValidationError when those parts of the receipt are malformed.
+    """
+    claims = [Claim.model_validate(c) for c in receipt["claims"]]
+    raw_coverage = receipt.get("coverage")
+    coverage = None if raw_coverage is None else Coverage.model_validate(raw_coverage)
+    return decide_claims(claims, coverage, GatePolicy.model_validate(receipt["policy"]))

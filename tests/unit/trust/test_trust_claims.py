@@ -1,0 +1,177 @@
+"""Splitting drafts into claims: sentences, citations, quotes, markers."""
+
+from __future__ import annotations
+
+import pytest
+
+from evidence_desk.trust.claims import split_claims, strip_markers
+
+
+def texts(draft: str) -> list[str]:
+    return [c.text for c in split_claims(draft)]
+
+
+def test_one_claim_per_sentence_with_offsets() -> None:
+    draft = "  Prices rose [S1]. Wages fell [S2]!  Why? [S1]  "
+    claims = split_claims(draft)
+    assert [c.text for c in claims] == ["Prices rose [S1].", "Wages fell [S2]!", "Why? [S1]"]
+    for c in claims:
+        assert draft[c.start : c.end] == c.text
+    assert [c.citations for c in claims] == [("S1",), ("S2",), ("S1",)]
+
+
+def test_markers_after_the_end_mark_belong_to_the_sentence() -> None:
+    assert texts("It ended in 1933. [S2] Then it began again. [S1][S3]") == [
+        "It ended in 1933. [S2]",
+        "Then it began again. [S1][S3]",
+    ]
+
+
+def test_blank_line_ends_a_sentence_single_newline_does_not() -> None:
+    assert texts("First part [S1]\nstill first [S1]\n\nSecond [S2]") == [
+        "First part [S1]\nstill first [S1]",
+        "Second [S2]",
+    ]
+
+
+def test_lower_case_after_end_mark_does_not_split() -> None:
+    assert texts("It cost approx. ten dollars [S1]. Next [S1].") == [
+        "It cost approx. ten dollars [S1].",
+        "Next [S1].",
+    ]
+
+
+def test_abbreviations_and_initials_do_not_split() -> None:
+    draft = "Mr. Smith met Franklin D. Roosevelt in the U.S. Capitol [S1]. It rained [S2]."
+    assert texts(draft) == [
+        "Mr. Smith met Franklin D. Roosevelt in the U.S. Capitol [S1].",
+        "It rained [S2].",
+    ]
+
+
+def test_decimal_points_do_not_split() -> None:
+    assert texts("Growth was 3.5 percent [S1]. Then 2.1 [S1].") == [
+        "Growth was 3.5 percent [S1].",
+        "Then 2.1 [S1].",
+    ]
+
+
+def test_end_marks_and_parenthesis_run_together() -> None:
+    assert texts("Really?! (Yes.) Indeed [S1].") == ["Really?!", "(Yes.)", "Indeed [S1]."]
+
+
+def test_never_splits_inside_a_quote() -> None:
+    draft = 'He said "We will fight. We will win." [S1] She agreed [S2].'
+    claims = split_claims(draft)
+    assert [c.text for c in claims] == [
+        'He said "We will fight. We will win." [S1]',
+        "She agreed [S2].",
+    ]
+    assert claims[0].quotes == ("We will fight. We will win.",)
+    assert claims[0].citations == ("S1",)
+
+
+def test_quote_ending_a_sentence_before_lower_case_does_not_split() -> None:
+    draft = 'He asked "why?" and left [S1]. "Go!" [S2] Then silence [S1].'
+    assert texts(draft) == [
+        'He asked "why?" and left [S1].',
+        '"Go!" [S2]',
+        "Then silence [S1].",
+    ]
+
+
+def test_quote_ending_with_end_mark_then_end_of_text() -> None:
+    claims = split_claims("He said “we shall overcome.”")
+    assert [c.text for c in claims] == ["He said “we shall overcome.”"]
+    assert claims[0].quotes == ("we shall overcome.",)
+
+
+def test_quote_not_ending_with_end_mark_and_empty_quote() -> None:
+    claims = split_claims('He said "yes" and "" [S1].')
+    assert claims[0].quotes == ("yes", "")
+
+
+def test_curly_and_right_only_quotes() -> None:
+    claims = split_claims("A “curly quote” and a ”slipped quote” [S1].")
+    assert claims[0].quotes == ("curly quote", "slipped quote")
+
+
+def test_single_quotes_are_not_quotes() -> None:
+    claims = split_claims("The nation's 'hope' was ‘strong’ [S1].")
+    assert claims[0].quotes == ()
+
+
+def test_unbalanced_quote_runs_to_the_end_of_the_sentence() -> None:
+    claims = split_claims('He said "we will win [S1]. Next sentence [S2].')
+    assert claims[0].text == 'He said "we will win [S1].'
+    assert claims[0].quotes == ("we will win [S1].",)
+    assert claims[0].unclosed_quote and not claims[1].unclosed_quote
+    assert claims[0].citations == ()  # brackets inside a quote are part of it
+    assert claims[1].citations == ("S2",)
+    assert claims[1].quotes == ()
+
+
+def test_unbalanced_quote_stops_at_the_paragraph() -> None:
+    claims = split_claims('He said "we will win\n\nAnother "real" one [S1].')
+    assert claims[0].quotes == ("we will win",)
+    assert claims[1].quotes == ("real",)
+
+
+def test_unbalanced_quote_keeps_trailing_markers_inside() -> None:
+    claims = split_claims('He said "we will win. [S1] Next [S2].')
+    assert claims[0].quotes == ("we will win. [S1]",)
+    assert claims[0].citations == ()
+
+
+def test_brackets_inside_quotes_are_quote_text() -> None:
+    claims = split_claims('He said "the [Congress] acted" [S1].')
+    assert claims[0].quotes == ("the [Congress] acted",)
+    assert claims[0].citations == ("S1",)
+    assert claims[0].malformed == ()
+
+
+@pytest.mark.parametrize(
+    ("draft", "citations", "malformed"),
+    [
+        ("A [S1].", ("S1",), ()),
+        ("A [S1, S2].", ("S1", "S2"), ()),
+        ("A [S1; S2].", ("S1", "S2"), ()),
+        ("A [S1][S2] and [S1].", ("S1", "S2"), ()),
+        ("A [ S12 ].", ("S12",), ()),
+        ("A [S].", (), ("[S]",)),
+        ("A [Source 1].", (), ("[Source 1]",)),
+        ("A [1].", (), ("[1]",)),
+        ("A [s1].", (), ("[s1]",)),
+        ("A [].", (), ("[]",)),
+        ("A [S1, Source 2].", ("S1",), ("[Source 2]",)),
+        ("A [S1,].", ("S1",), ("[]",)),
+    ],
+)
+def test_citation_markers(
+    draft: str, citations: tuple[str, ...], malformed: tuple[str, ...]
+) -> None:
+    (claim,) = split_claims(draft)
+    assert claim.citations == citations
+    assert claim.malformed == malformed
+
+
+def test_unclosed_bracket_is_plain_text() -> None:
+    (claim,) = split_claims("A [S1 without end.")
+    assert claim.citations == () and claim.malformed == ()
+
+
+def test_empty_draft_has_no_claims() -> None:
+    assert split_claims("") == []
+    assert split_claims("  \n\n  ") == []
+
+
+def test_strip_markers() -> None:
+    assert (
+        strip_markers("Prices rose [S1]. Wages [S1, S2] fell [S3].") == "Prices rose. Wages fell."
+    )
+    assert strip_markers("[S1] Leading.") == "Leading."
+    assert (
+        strip_markers('He said "the [Congress] acted" [S1].') == 'He said "the [Congress] acted".'
+    )
+    assert strip_markers("Ends. [S2]\n\nNext [Source 1].") == "Ends.\n\nNext."
+    assert strip_markers("No markers.") == "No markers."

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -31,7 +31,7 @@ class Settings(BaseSettings):
         default_factory=_default_home,
         description="Data directory: archive database, indexes, desk signing key, receipts.",
     )
-    cache_dir: Path = Field(
+    cache_dir: Path | None = Field(
         default_factory=_default_cache,
         description=(
             "Shared cache of passage embeddings keyed by model and text SHA-256, so "
@@ -40,10 +40,17 @@ class Settings(BaseSettings):
         ),
     )
 
+    @field_validator("cache_dir", mode="before")
+    @classmethod
+    def _empty_disables_cache(cls, value: object) -> object:
+        return None if value is None or (isinstance(value, str) and not value.strip()) else value
+
     # --- engines (back-ends by name)
     planner: str = Field("offline", description="Planner engine: `offline` (rule-based).")
     answerer: str = Field("offline", description="Answerer engine: `offline` (extractive).")
-    auditor: str = Field("offline", description="Auditor engine: `offline` (lexical + embedding + numbers).")
+    auditor: str = Field(
+        "offline", description="Auditor engine: `offline` (lexical + embedding + numbers)."
+    )
 
     # --- embedding
     embed_precision: Literal["auto", "fp32", "bf16"] = Field(
@@ -74,7 +81,8 @@ class Settings(BaseSettings):
     retrieve_k: int = Field(40, description="Candidates per engine before fusion.")
     coverage_floor: float = Field(
         0.40,
-        description="Minimum best-passage evidence score (see docs/calibration.md for how it was set).",
+        description="Minimum best-passage evidence score "
+        "(docs/calibration.md says how it was set).",
     )
     rare_term_max_df: float = Field(
         0.02,

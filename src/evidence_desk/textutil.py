@@ -33,8 +33,7 @@ STOPWORDS = frozenset(
     ourselves out over own same she should so some such than that the their theirs them
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself
-    yourselves said say says did does tell told mention mentioned speech address state union
-    president presidents""".split()
+    yourselves said say says tell told mention mentioned""".split()
 )
 
 
@@ -59,9 +58,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     for m in _SENT_END.finditer(text, start, stop):
         # The sentence keeps its closing punctuation and quotes; the white space goes.
         end_of_sentence = m.start(1) if m.group(1) is not None else m.start()
-        if m.group(1) is not None and not _BLANK_LINE.search(m.group(1)):
-            if _is_abbreviation(text, m.start() + 1):
-                continue
+        inline = m.group(1) is not None and not _BLANK_LINE.search(m.group(1))
+        if inline and _is_abbreviation(text, m.start() + 1):
+            continue
         _append_trimmed(text, cursor, end_of_sentence, spans)
         cursor = m.end()
     _append_trimmed(text, cursor, stop, spans)

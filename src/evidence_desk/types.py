@@ -35,16 +35,22 @@ class PageSpan(Frozen):
 class Document(Frozen):
     """A stored document. `text` is the exact text every quote is checked against."""
 
-    doc_id: str = Field(description="Stable, human-meaningful id (relative path, JSONL id, sample file id).")
+    doc_id: str = Field(
+        description="Stable, human-meaningful id (relative path, JSONL id, sample file id)."
+    )
     title: str
-    date: str | None = Field(None, description="Publication date, ISO 8601 (YYYY-MM-DD or a full timestamp).")
+    date: str | None = Field(
+        None, description="Publication date, ISO 8601 (YYYY-MM-DD or a full timestamp)."
+    )
     url: str | None = None
     origin: Origin = "archive"
     content_sha256: str = Field(description="SHA-256 of `text` encoded as UTF-8.")
     ingested_at: str = Field(description="UTC ISO 8601 timestamp with Z.")
     text: str
     pages: tuple[PageSpan, ...] = ()
-    meta: dict[str, str] = Field(default_factory=dict, description="Extra metadata: author, president, ...")
+    meta: dict[str, str] = Field(
+        default_factory=dict, description="Extra metadata: author, president, ..."
+    )
 
 
 class Passage(Frozen):
@@ -71,14 +77,18 @@ class TimeWindow(Frozen):
 class SubQuestion(Frozen):
     text: str
     window: TimeWindow | None = None
-    entity: str | None = Field(None, description="A person or name this sub-question is about, if any.")
+    entity: str | None = Field(
+        None, description="A person or name this sub-question is about, if any."
+    )
 
 
 class Plan(Frozen):
     subquestions: tuple[SubQuestion, ...]
     time_windows: tuple[TimeWindow, ...] = ()
     queries: tuple[str, ...] = Field(description="At most 3 search queries.")
-    key_terms: tuple[str, ...] = Field((), description="Content terms the answer must be about (for coverage).")
+    key_terms: tuple[str, ...] = Field(
+        (), description="Content terms the answer must be about (for coverage)."
+    )
     kind: Literal["factoid", "temporal", "comparison"] = "factoid"
     mode: Literal["quick", "deep"] = "quick"
 
@@ -131,7 +141,7 @@ class Coverage(Frozen):
     empty_windows: tuple[str, ...] = ()
 
 
-# --------------------------------------------------------------------------- answer, checks, verdicts
+# ------------------------------------------------------------------ answer, checks, verdicts
 
 
 class Verdict(StrEnum):
@@ -158,7 +168,9 @@ class ClaimAudit(Frozen):
     """An auditor's advice on one claim. It can only make the gate stricter."""
 
     verdict: Verdict
-    evidence: tuple[str, ...] = Field((), description="Passage ids that support or contradict the claim.")
+    evidence: tuple[str, ...] = Field(
+        (), description="Passage ids that support or contradict the claim."
+    )
     confidence: float = 0.0
     rationale: str = ""
 
@@ -183,7 +195,12 @@ class ClaimChecks(Frozen):
 
     @property
     def passed(self) -> bool:
-        return self.has_citation and self.citations_exist and self.quotes_verbatim and self.numbers_dates
+        return (
+            self.has_citation
+            and self.citations_exist
+            and self.quotes_verbatim
+            and self.numbers_dates
+        )
 
 
 class Claim(Frozen):
@@ -221,7 +238,7 @@ class StageRecord(Frozen):
 
 
 class GatePolicy(Frozen):
-    """The thresholds the gate applies; recorded in every receipt so a decision can be re-derived."""
+    """The thresholds the gate applies, recorded in every receipt to re-derive the decision."""
 
     id: str = "evidence-desk-gate"
     version: int = 1
@@ -229,7 +246,9 @@ class GatePolicy(Frozen):
     max_pruned_fraction: float = Field(
         0.5, description="Pruning may drop at most this fraction of claims; more is held."
     )
-    min_kept_claims: int = Field(1, description="A published answer keeps at least this many claims.")
+    min_kept_claims: int = Field(
+        1, description="A published answer keeps at least this many claims."
+    )
 
 
 class EngineIds(Frozen):

@@ -204,27 +204,33 @@ class ArchiveStore:
         return "added" if found is None else "replaced"
 
     def update_metadata(self, doc: Document, *, source_path: str | None = None) -> bool:
-        """Refresh title, date, url, origin, pages, meta and source of a stored document
-        whose text is unchanged. True when something changed (and the generation went up)."""
+        """Refresh title, date, url, origin, pages and meta of a stored document whose text
+        is unchanged. True when one of those changed (and the generation went up). Where
+        the file came from is recorded too, but a move alone is not a change."""
         with self._write() as db:
             cur = db.execute(
                 "UPDATE documents SET title = ?, date = ?, url = ?, origin = ?, pages = ?, "
-                "meta = ?, source_path = ? WHERE doc_id = ? AND content_sha256 = ? AND NOT "
+                "meta = ? WHERE doc_id = ? AND content_sha256 = ? AND NOT "
                 "(title IS ? AND date IS ? AND url IS ? AND origin IS ? AND pages IS ? AND "
-                "meta IS ? AND source_path IS ?)",
+                "meta IS ?)",
                 (
-                    *self._meta_params(doc, source_path),
+                    *self._meta_params(doc),
                     doc.doc_id,
                     doc.content_sha256,
-                    *self._meta_params(doc, source_path),
+                    *self._meta_params(doc),
                 ),
             )
-            if cur.rowcount:
+            changed = cur.rowcount > 0
+            if changed:
                 self._bump(db)
-            return cur.rowcount > 0
+            db.execute(
+                "UPDATE documents SET source_path = ? WHERE doc_id = ? AND content_sha256 = ?",
+                (source_path, doc.doc_id, doc.content_sha256),
+            )
+            return changed
 
     @staticmethod
-    def _meta_params(doc: Document, source_path: str | None) -> tuple[Any, ...]:
+    def _meta_params(doc: Document) -> tuple[Any, ...]:
         return (
             doc.title,
             doc.date,
@@ -232,7 +238,6 @@ class ArchiveStore:
             doc.origin,
             pages_json(doc.pages),
             meta_json(doc.meta),
-            source_path,
         )
 
     def delete(self, doc_id: str) -> bool:

@@ -1,0 +1,261 @@
+"""The offline answerer: an extractive draft that quotes the best-supported sentences.
+
+For each sub-question (each side of a comparison on its own) it scores the sentences of
+the sources in that sub-question's window by key-term coverage weighted by rarity, the
+passage's retrieval score, and embedding similarity (computed for the best lexical
+candidates only, in one batch, so a warm answer stays fast). It quotes one sentence, or two
+when the second is nearly as good and adds terms, in a claim of the form
+
+    <source title> (<year>): "<sentence, verbatim>" [S2].
+
+The framing uses only the cited source's metadata (title, date year), so it introduces no
+number or name that the source does not carry. Quotes are exact substrings of the passage
+text (white-space runs collapsed); a sentence with a double quote inside is trimmed to its
+longest quote-free part of at least 8 words, or skipped. When nothing clears the minimum
+score the draft is empty and the pipeline holds the run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...retrieval.embedder import Embedder
+from ...textutil import content_terms, sentence_spans, stem, unique, words
+from ...types import Draft, Plan, Source, SubQuestion
+from .evidence import (
+    TOPICAL_STOPWORDS,
+    EvidenceSentence,
+    Idf,
+    collapse,
+    evidence_sentences,
+    local_idf,
+    quotable,
+)
+from .planner import FILLER
+
+_BOILERPLATE = re.compile(
+    r"^\W*(?:fellow[- ]citizens|my\s+fellow|mr\.?\s+(?:speaker|president|vice\s+president)|"
+    r"madam\s+speaker|senators\s+and\s+representatives|gentlemen\s+of\s+the|"
+    r"members\s+of\s+(?:the\s+)?congress|to\s+the\s+(?:senate|congress)|thank\s+you|"
+    r"ladies\s+and\s+gentlemen|good\s+(?:evening|morning)|god\s+bless)",
+    re.I,
+)
+_TRAILING = ".,;:"
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How a sentence's score is made; documented in docs/auditor.md."""
+
+    lexical: float = 0.5
+    dense: float = 0.35
+    retrieval: float = 0.15
+    short_penalty: float = 0.3
+    long_penalty: float = 0.15
+    boilerplate_penalty: float = 0.3
+    min_score: float = 0.35
+    min_score_no_terms: float = 0.25
+    second_ratio: float = 0.85
+    dense_margin: float = 0.3
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    sentence: EvidenceSentence
+    quote: str
+    lexical: float
+    retrieval: float
+
+
+def in_window(source: Source, sq: SubQuestion) -> bool:
+    """True when the source may answer the sub-question: dated inside its window, if any."""
+    w = sq.window
+    if w is None:
+        return True
+    if not source.date:
+        return False
+    day = source.date[:10]
+    return w.start <= day <= w.end
+
+
+def query_terms(sq: SubQuestion, plan: Plan) -> list[str]:
+    """The sub-question's topic terms: its content terms that are key terms of the plan.
+
+    Names and time words are not key terms (the windows carry them). Stop words that name
+    a topic ("freedom of speech") count when a plan query carries them. A sub-question
+    sharing no term with the key terms keeps its own content terms minus question filler.
+    """
+    own = unique(content_terms(sq.text))
+    keys = set(plan.key_terms)
+    query_words = {w for q in plan.queries for w in words(q)}
+    topical = [stem(w) for w in words(sq.text) if w in TOPICAL_STOPWORDS and w in query_words]
+    picked = [t for t in own if t in keys]
+    if picked or keys:
+        return unique((picked or list(plan.key_terms)) + topical)
+    filler = set(content_terms(" ".join(FILLER)))
+    entity = set(content_terms(sq.entity or ""))
+    rest = [t for t in own if t not in filler and t not in entity and not t[:1].isdigit()]
+    return unique(rest + topical)
+
+
+def term_match(term: str, sentence_terms: frozenset[str]) -> float:
+    """1 for the term itself, 0.5 for a stem sharing its prefix ("slave" / "slaveri")."""
+    if term in sentence_terms:
+        return 1.0
+    if len(term) >= 4 and any(
+        len(t) >= 4 and (t.startswith(term) or term.startswith(t)) for t in sentence_terms
+    ):
+        return 0.5
+    return 0.0
+
+
+def frame(source: Source) -> str:
+    """The lead-in of a claim: the source's title and year, nothing it does not carry.
+
+    The title is made safe for the draft reader: double quotes become single quotes (no
+    quote to verify), brackets become parentheses (no citation marker), and a title of
+    several sentences is joined with dashes (a claim is one sentence).
+    """
+    title = collapse(source.title or source.doc_id)
+    title = re.sub(r"[\"“”]", "'", title).replace("[", "(").replace("]", ")")
+    title = re.sub(r"[?!]", "", title)
+    parts = [title[a:b].rstrip(" .:;,") for a, b in sentence_spans(title)]
+    title = " – ".join(p for p in parts if p)
+    year = source.date[:4] if source.date and source.date[:4].isdigit() else None
+    if year and year not in title:
+        return f"{title} ({year})"
+    return title
+
+
+def claim_text(source: Source, quote: str) -> str:
+    """One claim sentence: framing, the verbatim quote in double quotes, the marker."""
+    return f'{frame(source)}: "{quote}" [{source.id}].'
+
+
+class OfflineAnswerer:
+    """Extractive answerer (no model): the `offline` answerer engine."""
+
+    engine_id = "offline"
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        idf: Idf | None = None,
+        dense_candidates: int = 8,
+        weights: Weights | None = None,
+    ) -> None:
+        """`dense_candidates` bounds the sentences scored (and embedded) per sub-question."""
+        self._embedder = embedder
+        self._idf = idf
+        self._k = dense_candidates
+        self._w = weights or Weights()
+
+    def answer(self, question: str, plan: Plan, sources: Sequence[Source]) -> Draft:
+        sentences = evidence_sentences(sources)
+        idf = self._idf or local_idf(sentences)
+        by_id = {s.id: s for s in sources}
+        subs = plan.subquestions or (SubQuestion(text=question),)
+        pools = [self._candidates(sq, plan, sentences, by_id, idf) for sq in subs]
+        dense = self._dense(subs, pools)
+        used: set[tuple[str, int]] = set()
+        paragraphs: list[str] = []
+        for i, (terms, pool) in enumerate(pools):
+            picks = self._pick(i, terms, pool, dense, used)
+            claims = [claim_text(by_id[c.sentence.source_id], c.quote) for c in picks]
+            if claims:
+                paragraphs.append(" ".join(claims))
+        return Draft(text="\n\n".join(paragraphs))
+
+    def _candidates(
+        self,
+        sq: SubQuestion,
+        plan: Plan,
+        sentences: Sequence[EvidenceSentence],
+        by_id: dict[str, Source],
+        idf: Idf,
+    ) -> tuple[list[str], list[_Candidate]]:
+        """(query terms, the best lexical candidates) for one sub-question."""
+        terms = query_terms(sq, plan)
+        eligible = [s for s in sentences if in_window(by_id[s.source_id], sq)]
+        top = max((s.passage_score for s in eligible), default=0.0)
+        total = sum(idf(t) for t in terms)
+        pool: list[_Candidate] = []
+        for s in eligible:
+            quote = quotable(s.text)
+            if quote is None:
+                continue
+            lex = sum(idf(t) * term_match(t, s.terms) for t in terms) / total if total > 0 else 0.0
+            ret = s.passage_score / top if top > 0 else 0.0
+            pool.append(_Candidate(s, collapse(quote).rstrip(_TRAILING), lex, ret))
+        pool.sort(
+            key=lambda c: (-(c.lexical + 0.3 * c.retrieval), c.sentence.source_id, c.sentence.order)
+        )
+        return terms, pool[: self._k]
+
+    def _dense(
+        self, subs: Sequence[SubQuestion], pools: Sequence[tuple[list[str], list[_Candidate]]]
+    ) -> dict[str, float]:
+        """Cosine of candidates to their sub-question, keyed by "<sq index>|<text>".
+
+        Only candidates within `dense_margin` of their pool's best lexical score are
+        embedded (all of them in one batch): the others cannot win on similarity alone.
+        """
+        margin = self._w.dense_margin
+        chosen = [
+            [c for c in pool if c.lexical >= max(x.lexical for x in pool) - margin]
+            for _, pool in pools
+        ]
+        if not any(chosen):
+            return {}
+        texts = unique([sq.text for sq in subs] + [c.quote for group in chosen for c in group])
+        vectors = self._embedder.embed(texts)
+        index = {t: i for i, t in enumerate(texts)}
+        out: dict[str, float] = {}
+        for i, (sq, group) in enumerate(zip(subs, chosen, strict=True)):
+            q = vectors[index[sq.text]]
+            for c in group:
+                out[f"{i}|{c.quote}"] = float(vectors[index[c.quote]] @ q)
+        return out
+
+    def _score(self, c: _Candidate, dense: float) -> float:
+        w = self._w
+        score = w.lexical * c.lexical + w.dense * max(dense, 0.0) + w.retrieval * c.retrieval
+        n = len(c.quote.split())
+        if n < 6:
+            score -= w.short_penalty
+        if n > 80:
+            score -= w.long_penalty
+        if _BOILERPLATE.match(c.quote):
+            score -= w.boilerplate_penalty
+        return score
+
+    def _pick(
+        self,
+        index: int,
+        terms: list[str],
+        pool: list[_Candidate],
+        dense: dict[str, float],
+        used: set[tuple[str, int]],
+    ) -> list[_Candidate]:
+        """The best 1-2 candidates of sub-question `index` above the floor, not quoted before."""
+        scored = [
+            (self._score(c, dense.get(f"{index}|{c.quote}", 0.0)), c)
+            for c in pool
+            if (c.sentence.source_id, c.sentence.order) not in used
+        ]
+        scored.sort(key=lambda p: (-p[0], p[1].sentence.source_id, p[1].sentence.order))
+        floor = self._w.min_score if terms else self._w.min_score_no_terms
+        if not scored or scored[0][0] < floor:
+            return []
+        best_score, best = scored[0]
+        picks = [best]
+        for score, c in scored[1:]:
+            new_terms = (c.sentence.terms - best.sentence.terms) & set(terms)
+            if score >= self._w.second_ratio * best_score and score >= floor and new_terms:
+                picks.append(c)
+                break
+        for c in picks:
+            used.add((c.sentence.source_id, c.sentence.order))
+        return sorted(picks, key=lambda c: (c.sentence.source_id, c.sentence.order))

@@ -1,0 +1,307 @@
+"""The offline auditor: per-claim verdicts from words, embeddings, numbers and negation.
+
+For each claim it reads only the cited sources. It measures how much of the claim's
+content (IDF-weighted) the evidence covers: verbatim quotes cover their own words, the
+source's title and date cover framing words, and the best set of up to three evidence
+sentences covers the rest. It adds the embedding similarity between the claim and its best
+evidence sentence, then applies two vetoes: a figure the evidence does not hold caps the
+verdict (and a different figure in the same slot contradicts it), and a negation that the
+matching evidence lacks (or the reverse) contradicts it. Thresholds are calibrated on WiCE
+(see calibration.py and docs/auditor.md). Its verdicts are advice: the gate decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...retrieval.embedder import Embedder
+from ...textutil import STOPWORDS, content_terms, stem, unique, words
+from ...trust.numbers import unmatched_figures
+from ...types import ClaimAudit, Source, Verdict
+from ..base import ClaimToAudit
+from .calibration import AuditThresholds, load_thresholds
+from .claimtext import ClaimParts, parse_claim, plain
+from .evidence import (
+    EvidenceSentence,
+    Idf,
+    collapse,
+    coverage,
+    evidence_sentences,
+    greedy_cover,
+    local_idf,
+)
+from .numbers import figures, is_negation, negated, negated_near
+
+_PUNCT = ".,;:!?'’()[]—–-|·"
+_NEAR = 3  # best-overlap sentences whose figures also count as the claim's evidence
+_RANK = {Verdict.UNSUPPORTED: 0, Verdict.PARTIAL: 1, Verdict.SUPPORTED: 2}
+
+
+@dataclass(frozen=True)
+class ClaimFeatures:
+    """Everything the verdict is decided from; kept so calibration can replay decisions."""
+
+    known_citations: bool
+    coverage: float = 0.0
+    similarity: float | None = None
+    best_overlap: float = 0.0
+    quotes: int = 0
+    quotes_verbatim: int = 0
+    missing_numbers: tuple[str, ...] = ()
+    number_conflict: str | None = None
+    negation_conflict: bool = False
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass
+class _Lexical:
+    """Phase one of a claim's audit: everything but the embedding similarity."""
+
+    parts: ClaimParts
+    features: ClaimFeatures
+    candidates: list[EvidenceSentence]
+
+
+class _Context:
+    """The run's sources, split into sentences once for all claims."""
+
+    def __init__(self, sources: Sequence[Source], idf: Idf | None) -> None:
+        self.by_id = {s.id: s for s in sources}
+        sentences = evidence_sentences(sources)
+        self.sentences: dict[str, list[EvidenceSentence]] = {}
+        for s in sentences:
+            self.sentences.setdefault(s.source_id, []).append(s)
+        self.idf = idf or local_idf(sentences)
+        self.passages = {s.id: [(p.id, collapse(p.text)) for p in s.passages] for s in sources}
+
+    def metadata(self, source_id: str) -> str:
+        """Title, doc id, date and url: what framing words and figures may also rest on."""
+        s = self.by_id[source_id]
+        return " ".join(x for x in (s.title, s.doc_id, s.date or "", s.url or "") if x)
+
+
+def _cap(verdict: Verdict, cap: Verdict) -> Verdict:
+    return verdict if _RANK[verdict] <= _RANK[cap] else cap
+
+
+def decide(f: ClaimFeatures, t: AuditThresholds) -> ClaimAudit:
+    """The verdict for one claim's features under thresholds `t`."""
+    ev = f.evidence
+    if not f.known_citations:
+        why = "The claim cites no source that exists in this run."
+        return ClaimAudit(verdict=Verdict.UNSUPPORTED, confidence=1.0, rationale=why)
+    overlap = round(f.best_overlap, 3)
+    if f.negation_conflict:
+        why = f"Negation differs from the evidence that shares {f.best_overlap:.0%} of its terms."
+        return ClaimAudit(
+            verdict=Verdict.CONTRADICTED, evidence=ev, confidence=overlap, rationale=why
+        )
+    if f.number_conflict:
+        why = f"The evidence gives a different figure: {f.number_conflict}."
+        return ClaimAudit(
+            verdict=Verdict.CONTRADICTED, evidence=ev, confidence=overlap, rationale=why
+        )
+    if f.quotes and f.quotes_verbatim == f.quotes and f.coverage >= 0.999 and not f.missing_numbers:
+        why = "Every quote is verbatim in a cited passage and the framing is in the source."
+        return ClaimAudit(verdict=Verdict.SUPPORTED, evidence=ev, confidence=0.95, rationale=why)
+    sim = max(f.similarity if f.similarity is not None else f.coverage, 0.0)
+    score = t.lexical_weight * f.coverage + (1 - t.lexical_weight) * sim
+    if score >= t.supported:
+        verdict, conf = (
+            Verdict.SUPPORTED,
+            0.5 + 0.5 * (score - t.supported) / max(1e-9, 1 - t.supported),
+        )
+    elif score >= t.partial:
+        verdict, conf = Verdict.PARTIAL, 0.5
+    else:
+        verdict, conf = Verdict.UNSUPPORTED, 0.5 + 0.5 * (t.partial - score) / max(1e-9, t.partial)
+    why = f"Evidence covers {f.coverage:.0%} of the claim's terms; similarity {sim:.2f}"
+    if f.missing_numbers:
+        verdict = _cap(verdict, Verdict(t.missing_number_cap))
+        why += f"; figures not in the evidence: {', '.join(f.missing_numbers)}"
+    if f.quotes_verbatim < f.quotes:
+        verdict = _cap(verdict, Verdict.PARTIAL)
+        why += "; a quote is not verbatim in the cited passages"
+    return ClaimAudit(
+        verdict=verdict, evidence=ev, confidence=round(min(conf, 0.99), 3), rationale=why + "."
+    )
+
+
+class OfflineAuditor:
+    """Lexical + embedding + number/negation auditor (no model): the `offline` auditor engine."""
+
+    engine_id = "offline"
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        thresholds: AuditThresholds | None = None,
+        idf: Idf | None = None,
+    ) -> None:
+        """Thresholds default to the packaged calibration (see calibration.py)."""
+        self._embedder = embedder
+        self.thresholds = thresholds or load_thresholds()
+        self._idf = idf
+
+    def audit(
+        self, question: str, claims: Sequence[ClaimToAudit], sources: Sequence[Source]
+    ) -> list[ClaimAudit]:
+        return [decide(f, self.thresholds) for f in self.features(claims, sources)]
+
+    def features(
+        self, claims: Sequence[ClaimToAudit], sources: Sequence[Source]
+    ) -> list[ClaimFeatures]:
+        """Per-claim features; embeddings for all claims are computed in one batch."""
+        ctx = _Context(sources, self._idf)
+        lexical = [self._lexical(c, ctx) for c in claims]
+        pending = [lx for lx in lexical if lx.candidates]
+        texts = unique(
+            [plain(lx.parts.body) for lx in pending]
+            + [collapse(s.text) for lx in pending for s in lx.candidates]
+        )
+        vectors = self._embedder.embed(texts) if texts else None
+        index = {t: i for i, t in enumerate(texts)}
+        out: list[ClaimFeatures] = []
+        for lx in lexical:
+            if not lx.candidates or vectors is None:
+                out.append(lx.features)
+                continue
+            q = vectors[index[plain(lx.parts.body)]]
+            sim = max(float(vectors[index[collapse(s.text)]] @ q) for s in lx.candidates)
+            out.append(_with_similarity(lx.features, sim))
+        return out
+
+    def _lexical(self, claim: ClaimToAudit, ctx: _Context) -> _Lexical:
+        parts = parse_claim(claim.text)
+        cited = [c for c in unique(claim.citations) if c in ctx.by_id]
+        if not cited:
+            return _Lexical(parts, ClaimFeatures(known_citations=False), [])
+        t = self.thresholds
+        sentences = [s for c in cited for s in ctx.sentences.get(c, [])]
+        quote_ids, verbatim = _verbatim_quotes(parts, cited, ctx)
+        terms = unique(content_terms(parts.body))
+        framing_terms = set(content_terms(parts.framing))
+        meta = " ".join(ctx.metadata(c) for c in cited)
+        pre = {w for q in verbatim for w in content_terms(q)} | (
+            framing_terms & set(content_terms(meta))
+        )
+        cov, chosen = _cover(terms, sentences, ctx.idf, t, pre)
+        word_terms = [x for x in terms if not x[:1].isdigit()]
+        ranked = sorted(sentences, key=lambda s: -coverage(word_terms, s.terms, ctx.idf))
+        best = ranked[0] if ranked else None
+        overlap = coverage(word_terms, best.terms | pre, ctx.idf) if best and word_terms else 0.0
+        outside = parts.framing if len(verbatim) == len(parts.quotes) else parts.body
+        near = list({id(s): s for s in chosen + ranked[:_NEAR]}.values())
+        evidence = [s.text for s in near] + [ctx.metadata(c) for c in cited]
+        missing, conflict = _numbers(outside, evidence, meta, best, overlap, t)
+        titles = [ctx.by_id[c].title for c in cited]
+        features = ClaimFeatures(
+            known_citations=True,
+            coverage=cov,
+            best_overlap=overlap,
+            quotes=len(parts.quotes),
+            quotes_verbatim=len(verbatim),
+            missing_numbers=missing,
+            number_conflict=conflict,
+            negation_conflict=_negation_conflict(parts, verbatim, titles, best, terms, overlap, t),
+            evidence=tuple(unique(quote_ids + [s.passage_id for s in chosen])),
+        )
+        fast = parts.quotes and len(verbatim) == len(parts.quotes) and cov >= 0.999
+        candidates = [] if fast else ranked[: t.dense_candidates]
+        return _Lexical(parts, features, candidates)
+
+
+def _with_similarity(f: ClaimFeatures, sim: float) -> ClaimFeatures:
+    return ClaimFeatures(**{**f.__dict__, "similarity": sim})
+
+
+def _verbatim_quotes(
+    parts: ClaimParts, cited: list[str], ctx: _Context
+) -> tuple[list[str], list[str]]:
+    """(passage ids holding the quotes, the quotes found verbatim in a cited passage)."""
+    ids: list[str] = []
+    found: list[str] = []
+    for quote in parts.quotes:
+        q = collapse(quote)
+        hits = [pid for c in cited for pid, text in ctx.passages[c] if q and q in text]
+        if hits:
+            ids.append(hits[0])
+            found.append(quote)
+    return ids, found
+
+
+def _cover(
+    terms: list[str],
+    sentences: list[EvidenceSentence],
+    idf: Idf,
+    t: AuditThresholds,
+    pre: set[str],
+) -> tuple[float, list[EvidenceSentence]]:
+    """Coverage of the claim's terms by up to `max_sentences` evidence sentences."""
+    return greedy_cover(terms, sentences, idf, t.max_sentences, pre)
+
+
+def _numbers(
+    text: str,
+    evidence: list[str],
+    meta: str,
+    best: EvidenceSentence | None,
+    overlap: float,
+    t: AuditThresholds,
+) -> tuple[tuple[str, ...], str | None]:
+    """(figures of `text` the evidence does not state, a conflicting figure if one is found).
+
+    Missing figures follow the deterministic number check's rules (`trust/numbers.py`), so
+    the auditor and the gate agree on what a figure is, but only the sentences that match
+    the claim count as evidence. A conflict needs the claim to match its best sentence
+    closely and that sentence to give, for the same thing, a figure the claim does not
+    state ("31" for "34" in "August 34, 2011, an exchange program started"), even when the
+    claim's figure occurs elsewhere. Figures the source's metadata holds (a year in its
+    title) never conflict.
+    """
+    missing = unmatched_figures(text, evidence)
+    if best is None or overlap < t.number_conflict_overlap:
+        return missing, None
+    ours = figures(text)
+    theirs = figures(best.text)
+    claimed = {f.value for f in ours}
+    held = {g.value for g in theirs} | {g.value for g in figures(meta)}
+    for f in ours:
+        if f.value in held:
+            continue
+        for g in theirs:
+            if g.value not in claimed and set(f.context) & set(g.context):
+                return missing, f"{g.value}, not {f.value} ({f.context[0].strip('<>')})"
+    return missing, None
+
+
+def _negation_conflict(
+    parts: ClaimParts,
+    verbatim: list[str],
+    titles: list[str],
+    best: EvidenceSentence | None,
+    terms: list[str],
+    overlap: float,
+    t: AuditThresholds,
+) -> bool:
+    """True when the claim and its best-matching evidence disagree on a negation.
+
+    Both sides are read the same way: a negation cue near the claim's terms, and only when
+    the claim matches that sentence closely. A verbatim quote carries its own negations, so
+    then only the framing is read, without the cited titles ("No Country for Old Men: ..."
+    negates nothing); a negated framing with no content of its own ("never said") always
+    contradicts the quote.
+    """
+    text, own = parts.body, set(terms)
+    if parts.quotes and len(verbatim) == len(parts.quotes):
+        title_words = {w for title in titles for w in words(title)}
+        text = " ".join(w for w in words(parts.framing) if w not in title_words)
+        own = {stem(w) for w in words(text) if w not in STOPWORDS and not is_negation(w)}
+        if not negated(text):
+            return False
+        if not own:
+            return True
+    if best is None or overlap < t.negation_overlap:
+        return False
+    return negated_near(text, own) != negated_near(best.text, own & best.terms)

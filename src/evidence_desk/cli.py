@@ -1,0 +1,230 @@
+"""The command line: a thin layer over `Desk`.
+
+Every command parses its arguments, calls one `Desk` method and prints the result. With
+`--json`, stdout carries only the documented JSON (a receipt, one object per draft, or the
+evaluation report); progress and messages go to stderr. A user error is one sentence on
+stderr and exit status 1.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from .desk import Desk, DeskError
+from .settings import Settings
+from .types import Decision, Receipt
+
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True)
+
+
+def _desk(ctx: click.Context) -> Desk:
+    desk: Desk = ctx.obj["desk"]
+    return desk
+
+
+def _fail(message: str) -> None:
+    err.print(f"[red]error:[/red] {escape(message)}")
+    sys.exit(1)
+
+
+class _Group(click.Group):
+    """Turns a `DeskError` from any command into one clear line and exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except DeskError as exc:
+            _fail(str(exc))
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="EVIDENCE_DESK_HOME",
+    help="Where the archive, indexes, key and receipts live (default ~/.evidence-desk; "
+    "env EVIDENCE_DESK_HOME).",
+)
+@click.version_option(package_name="evidence-desk")
+@click.pass_context
+def main(ctx: click.Context, data_dir: Path | None) -> None:
+    """Evidence Desk: answers only with what its sources say, and proves it."""
+    settings = Settings(home=data_dir) if data_dir else Settings()
+    ctx.obj = {"desk": Desk(settings)}
+
+
+# --------------------------------------------------------------------------- ingest
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--sample", type=str, help="Ingest a bundled sample archive (`sotu`).")
+@click.pass_context
+def ingest(ctx: click.Context, paths: tuple[Path, ...], sample: str | None) -> None:
+    """Build or update the archive from files and folders (text, markdown, HTML, PDF, JSONL)."""
+    from .progress import IngestProgressBar
+
+    if bool(paths) == bool(sample):
+        _fail("Give either PATH... or --sample NAME.")
+    desk = _desk(ctx)
+    for p in paths:
+        if not p.exists():
+            _fail(f"{p} does not exist.")
+    with IngestProgressBar(err) as bar:
+        summary = (
+            desk.ingest_sample(sample, progress=bar.update)
+            if sample
+            else desk.ingest(list(paths), progress=bar.update)
+        )
+    for where, reason in summary.skipped:
+        err.print(f"[yellow]skipped[/yellow] {escape(where)}: {escape(reason)}")
+    err.print(
+        f"Added {summary.added}, replaced {summary.replaced}, unchanged {summary.unchanged}, "
+        f"skipped {len(summary.skipped)}. Archive: {desk.settings.home}"
+    )
+    if summary.added + summary.replaced + summary.unchanged == 0:
+        sys.exit(1)
+
+
+# --------------------------------------------------------------------------- ask
+
+
+@main.command()
+@click.argument("question")
+@click.option("--json", "as_json", is_flag=True, help="Print the receipt JSON and nothing else.")
+@click.option("--deep", is_flag=True, help="Deep mode (more queries); Quick is the default.")
+@click.pass_context
+def ask(ctx: click.Context, question: str, as_json: bool, deep: bool) -> None:
+    """Answer QUESTION from the archive, with citations, sources and a signed receipt."""
+    desk = _desk(ctx)
+    result = desk.ask(question, mode="deep" if deep else "quick")
+    if as_json:
+        click.echo(json.dumps(result.receipt, ensure_ascii=False, indent=2))
+        return
+    _print_answer(Receipt.model_validate(result.receipt))
+    if result.path is not None:
+        out.print(f"\nReceipt: {result.path}")
+
+
+_DECISION_STYLE = {
+    Decision.AUTO_CLEARED: "bold green",
+    Decision.PUBLISHED_AFTER_PRUNING: "bold green",
+    Decision.HELD_FOR_REVIEW: "bold yellow",
+    Decision.OUTSIDE_COVERAGE: "bold cyan",
+}
+
+
+def _print_answer(r: Receipt) -> None:
+    out.print(f"[{_DECISION_STYLE[r.decision]}]{r.decision.value}[/] — {escape(r.reason)}")
+    if r.published_answer:
+        out.print()
+        out.print(escape(r.published_answer))
+    elif r.decision == Decision.HELD_FOR_REVIEW:
+        out.print("\nThe draft is held for an editor's review and is not shown to readers.")
+    cited = {c for claim in r.claims if claim.kept for c in claim.citations}
+    shown = [s for s in r.sources if s.id in cited] if r.published_answer else []
+    if shown:
+        out.print("\nSources:")
+        for s in shown:
+            line = f"  [{s.id}] {escape(s.title)}"
+            if s.date:
+                line += f" ({s.date})"
+            out.print(line)
+            out.print(f"       {escape(s.url or s.doc_id)}")
+
+
+# --------------------------------------------------------------------------- check
+
+
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="One JSON result per draft, one per line.")
+@click.pass_context
+def check(ctx: click.Context, file: Path, as_json: bool) -> None:
+    """Check drafts written elsewhere (one JSON object, or JSONL) against the archive."""
+    desk = _desk(ctx)
+    results = desk.check_file(file)
+    for res in results:
+        if as_json:
+            click.echo(json.dumps(res, ensure_ascii=False, separators=(",", ":")))
+            continue
+        out.print(
+            f"[{_DECISION_STYLE[Decision(res['decision'])]}]{res['decision']}[/] "
+            f"— {escape(res['reason'])}"
+        )
+        for claim in res["claims"]:
+            mark = "kept" if claim["kept"] else "dropped"
+            out.print(escape(f"  [{claim['verdict']}, {mark}] {claim['text']}"))
+        if res["published_answer"]:
+            out.print(f"  Published: {escape(res['published_answer'])}")
+
+
+# --------------------------------------------------------------------------- receipts
+
+
+@main.group()
+def receipt() -> None:
+    """Work with audit receipts."""
+
+
+@receipt.command("verify")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.pass_context
+def receipt_verify(ctx: click.Context, file: Path) -> None:
+    """Re-check a receipt offline: hash, signature, quotes, and the gate's decision."""
+    desk = _desk(ctx)
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        _fail(f"{file} is not a JSON receipt ({exc}).")
+    report = desk.verify_receipt(data)
+    for note in report.notes:
+        err.print(f"note: {escape(note)}")
+    if not report.ok:
+        for problem in report.problems:
+            err.print(f"[red]FAIL[/red] {escape(problem)}")
+        sys.exit(1)
+    out.print(f"OK {escape(str(data.get('run_id')))}: {'; '.join(report.passed)}")
+
+
+# --------------------------------------------------------------------------- eval
+
+
+@main.command("eval")
+@click.argument(
+    "questions", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option("--sample", type=str, help="Use the bundled question set of a sample (`sotu`).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report JSON and nothing else.")
+@click.pass_context
+def eval_(ctx: click.Context, questions: Path | None, sample: str | None, as_json: bool) -> None:
+    """Run a question set (contracts/questions.md) and print the metrics."""
+    from .evaluation.report import render_report
+
+    if bool(questions) == bool(sample):
+        _fail("Give either QUESTIONS.jsonl or --sample NAME.")
+    desk = _desk(ctx)
+    report = desk.evaluate(questions if questions else desk.sample_questions(sample or ""))
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        render_report(report, out)
+
+
+# --------------------------------------------------------------------------- status
+
+
+@main.command()
+@click.pass_context
+def status(ctx: click.Context) -> None:
+    """Show what the archive holds and where it lives."""
+    for key, value in _desk(ctx).status().items():
+        out.print(f"{key:>18}: {value}")

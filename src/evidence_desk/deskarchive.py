@@ -1,0 +1,139 @@
+"""The archive as a run sees it: search, documents, statistics and the planner's profile.
+
+It joins the store (documents, passages: the source of truth) with the hybrid index
+(derived, rebuilt whenever the store's generation has moved on) and the query embedder.
+Everything derived from the store is cached per store generation.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from functools import lru_cache
+
+from .agents.base import ArchiveProfile
+from .archive.entities import entities_from_documents
+from .retrieval.coverage import ArchiveStats
+from .retrieval.embedder import Embedder
+from .retrieval.index import HybridIndex, IndexRows
+from .settings import Settings
+from .store.sqlite import ArchiveStore
+from .types import Document, Hit, TimeWindow
+
+
+class DeskArchive:
+    """Implements the pipeline's `ArchiveAccess` over one store and its index."""
+
+    def __init__(self, store: ArchiveStore, settings: Settings, embedder: Embedder) -> None:
+        self.store = store
+        self.settings = settings
+        self.embedder = embedder
+        self._index: HybridIndex | None = None
+        self._derived_generation = -1
+        self._profile = ArchiveProfile()
+        self._dates: list[str] = []
+        self._embed = lru_cache(maxsize=256)(self.embedder.embed_query)
+
+    # ------------------------------------------------------------------ index lifecycle
+
+    def index_if_current(self) -> HybridIndex | None:
+        index = self._index or HybridIndex.open(self.settings.index_dir)
+        if index is not None and index.generation == self.store.generation():
+            return index
+        return None
+
+    def refresh(self) -> HybridIndex | None:
+        """Open the index, rebuilding it first when the store has changed since it was built."""
+        generation = self.store.generation()
+        if self._index is not None and self._index.generation == generation:
+            return self._index
+        index = HybridIndex.open(self.settings.index_dir)
+        if index is None or index.generation != generation:
+            rows = self.store.export_index_rows()
+            if len(rows) == 0:
+                self._index = None
+                return None
+            index = HybridIndex.build(
+                self.settings.index_dir,
+                IndexRows(
+                    rows.passage_ids,
+                    rows.doc_ids,
+                    rows.texts,
+                    rows.titles,
+                    rows.dates,
+                    rows.vectors,
+                ),
+                rows.generation,
+            )
+        self._index = index
+        return index
+
+    def _current(self) -> HybridIndex:
+        index = self.refresh()
+        if index is None:
+            raise LookupError("The archive has no passages to search.")
+        if self._derived_generation != index.generation:
+            self._load_derived()
+            self._derived_generation = index.generation
+        return index
+
+    def _load_derived(self) -> None:
+        metas = list(self.store.iter_documents_meta())
+        dates = sorted(m.date[:10] for m in metas if m.date)
+        self._dates = dates
+        self._profile = ArchiveProfile(
+            min_date=dates[0] if dates else None,
+            max_date=dates[-1] if dates else None,
+            entities=entities_from_documents(metas),
+        )
+
+    # ------------------------------------------------------------------ ArchiveAccess
+
+    def search(self, query: str, windows: Sequence[TimeWindow], k: int) -> list[Hit]:
+        index = self._current()
+        s = self.settings
+        ranked = index.search(
+            query,
+            self._embed(query),
+            k=k,
+            windows=tuple(windows),
+            mode="hybrid",
+            fusion=s.fusion,
+            candidates=s.retrieve_k,
+            rrf_k=s.rrf_k,
+        )
+        passages = {p.id: p for p in self.store.passages_by_ids([r.passage_id for r in ranked])}
+        return [
+            Hit(
+                passage=passages[r.passage_id],
+                score=r.score,
+                lexical_score=r.lexical_score,
+                lexical_rank=r.lexical_rank,
+                dense_score=r.dense_score,
+                dense_rank=r.dense_rank,
+                doc_date=r.doc_date,
+            )
+            for r in ranked
+            if r.passage_id in passages
+        ]
+
+    def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
+        return self.store.get_documents(doc_ids)
+
+    def stats(self) -> ArchiveStats:
+        index = self._current()
+        return ArchiveStats(
+            num_passages=index.count,
+            doc_freq=index.doc_freq,
+            docs_in_window=self.docs_in_window,
+        )
+
+    def docs_in_window(self, window: TimeWindow) -> int:
+        self._current()
+        lo = bisect.bisect_left(self._dates, window.start[:10])
+        hi = bisect.bisect_right(self._dates, window.end[:10])
+        return max(0, hi - lo)
+
+    def profile(self) -> ArchiveProfile:
+        self._current()
+        return self._profile

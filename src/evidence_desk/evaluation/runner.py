@@ -1,0 +1,135 @@
+"""Runs a question set through the desk and scores it (`contracts/questions.md`).
+
+Per question: the decision, the published answer, whether any `answer_any` string is in the
+published answer (case-insensitive), whether each gold evidence string lies inside a
+selected passage of its gold document, the cited documents, latency, model calls and tokens.
+The summary: answer accuracy on answerable questions, evidence recall, abstention precision
+and recall, published quotes that are verbatim, decision counts, latency p50/p95.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..trust.text import find_verbatim
+from ..types import Decision, Receipt
+from .questions import Question
+
+PUBLISHING = {Decision.AUTO_CLEARED, Decision.PUBLISHED_AFTER_PRUNING}
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of a non-empty sequence; 0.0 when empty."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), round(q / 100.0 * len(ordered) + 0.5)))
+    return ordered[rank - 1]
+
+
+def evidence_hits(q: Question, r: Receipt, doc_text: Callable[[str], str | None]) -> list[bool]:
+    """For each gold evidence string: is it inside a selected passage of a gold document?"""
+    hits: list[bool] = []
+    for ev in q.gold_evidence:
+        found = False
+        for doc_id in q.gold_doc_ids:
+            text = doc_text(doc_id)
+            span = find_verbatim(ev, text) if text is not None else None
+            if span is None:
+                continue
+            for src in r.sources:
+                if src.doc_id == doc_id and any(
+                    p.start <= span[0] and span[1] <= p.end for p in src.passages
+                ):
+                    found = True
+        hits.append(found)
+    return hits
+
+
+def score_question(
+    q: Question, r: Receipt, latency_ms: float, doc_text: Callable[[str], str | None]
+) -> dict[str, Any]:
+    published = r.decision in PUBLISHING
+    answer = r.published_answer.lower()
+    found = any(a.lower() in answer for a in q.answer_any) if q.answerable else None
+    ev_hits = evidence_hits(q, r, doc_text) if q.answerable else []
+    kept = [c for c in r.claims if c.kept]
+    by_id = {s.id: s.doc_id for s in r.sources}
+    quotes = [qt for c in kept for qt in c.quotes]
+    return {
+        "id": q.id,
+        "kind": q.kind,
+        "question": q.question,
+        "decision": r.decision.value,
+        "reason": r.reason,
+        "published_answer": r.published_answer,
+        "answer_found": found,
+        "evidence_covered": ev_hits,
+        "cited_doc_ids": sorted({by_id[c] for cl in kept for c in cl.citations if c in by_id}),
+        "source_doc_ids": [s.doc_id for s in r.sources],
+        "published_quotes": len(quotes) if published else 0,
+        "published_quotes_verbatim": sum(qt.verbatim for qt in quotes) if published else 0,
+        "latency_ms": round(latency_ms, 2),
+        "model_calls": r.usage.model_calls,
+        "input_tokens": r.usage.input_tokens,
+        "output_tokens": r.usage.output_tokens,
+        "run_id": r.run_id,
+    }
+
+
+def summarize(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    answerable = [i for i in items if i["kind"] != "out_of_coverage"]
+    ooc = [i for i in items if i["kind"] == "out_of_coverage"]
+    abstained = [i for i in items if i["decision"] == Decision.OUTSIDE_COVERAGE.value]
+    evidence = [h for i in answerable for h in i["evidence_covered"]]
+    quotes = sum(i["published_quotes"] for i in items)
+    verbatim = sum(i["published_quotes_verbatim"] for i in items)
+    published_values = {d.value for d in PUBLISHING}
+    latencies = [float(i["latency_ms"]) for i in items]
+
+    def ratio(a: int, b: int) -> float | None:
+        return round(a / b, 4) if b else None
+
+    return {
+        "questions": len(items),
+        "answerable": len(answerable),
+        "out_of_coverage": len(ooc),
+        "answer_accuracy": ratio(sum(bool(i["answer_found"]) for i in answerable), len(answerable)),
+        "evidence_recall": ratio(sum(evidence), len(evidence)),
+        "abstention_precision": ratio(
+            sum(i["kind"] == "out_of_coverage" for i in abstained), len(abstained)
+        ),
+        "abstention_recall": ratio(
+            sum(i["decision"] == Decision.OUTSIDE_COVERAGE.value for i in ooc), len(ooc)
+        ),
+        "out_of_coverage_published": sum(i["decision"] in published_values for i in ooc),
+        "published_quotes": quotes,
+        "published_quotes_verbatim_rate": ratio(verbatim, quotes),
+        "decisions": dict(sorted(Counter(i["decision"] for i in items).items())),
+        "by_kind": {
+            kind: ratio(sum(bool(i["answer_found"]) for i in group), len(group))
+            for kind in ("factoid", "temporal", "comparison")
+            if (group := [i for i in answerable if i["kind"] == kind])
+        },
+        "latency_ms_p50": round(percentile(latencies, 50), 2),
+        "latency_ms_p95": round(percentile(latencies, 95), 2),
+        "model_calls": sum(int(i["model_calls"]) for i in items),
+        "input_tokens": sum(int(i["input_tokens"]) for i in items),
+        "output_tokens": sum(int(i["output_tokens"]) for i in items),
+    }
+
+
+def evaluate(
+    questions: Sequence[Question],
+    ask: Callable[[str], Receipt],
+    doc_text: Callable[[str], str | None],
+) -> dict[str, Any]:
+    items = []
+    for q in questions:
+        t0 = time.perf_counter()
+        receipt = ask(q.question)
+        items.append(score_question(q, receipt, (time.perf_counter() - t0) * 1000.0, doc_text))
+    return {"summary": summarize(items), "items": items}

@@ -1,0 +1,231 @@
+"""One run of the desk: plan → retrieve → select → coverage → answer → verify → audit → gate.
+
+The pipeline owns the order of the stages and the timing of each; it knows nothing about
+storage or the command line. Each stage is a method with one job. Agents (planner, answerer,
+auditor) advise; `trust/` checks and decides. The result is an unsealed receipt: sealing,
+signing and persisting belong to the desk.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
+
+from ..agents.base import Answerer, ArchiveProfile, Auditor, ClaimToAudit, Planner
+from ..retrieval.coverage import ArchiveStats, assess
+from ..trust import gate as trust_gate
+from ..trust.checks import EvidenceSource, check_draft
+from ..types import (
+    Claim,
+    Coverage,
+    Document,
+    EngineIds,
+    GateOutcome,
+    GatePolicy,
+    Hit,
+    Plan,
+    Receipt,
+    Source,
+    StageRecord,
+    TimeWindow,
+    Usage,
+)
+from .selection import SelectionBounds, select_sources
+
+
+class ArchiveAccess(Protocol):
+    """What a run needs from the archive (the desk provides it)."""
+
+    def search(self, query: str, windows: Sequence[TimeWindow], k: int) -> list[Hit]: ...
+
+    def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]: ...
+
+    def stats(self) -> ArchiveStats: ...
+
+    def profile(self) -> ArchiveProfile: ...
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    policy: GatePolicy
+    bounds: SelectionBounds
+    rare_term_max_df: float
+    hits_per_query: int = 24
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("run-%Y%m%dT%H%M%SZ-") + uuid.uuid4().hex[:8]
+
+
+@dataclass
+class _Clock:
+    stages: list[StageRecord] = field(default_factory=list)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = utc_now()
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            ms = (time.perf_counter() - t0) * 1000.0
+            self.stages.append(StageRecord(name=name, started_at=started, latency_ms=round(ms, 3)))
+
+
+def evidence_sources(
+    sources: Sequence[Source], documents: Mapping[str, Document]
+) -> dict[str, EvidenceSource]:
+    """The trust boundary's view of a run's sources: stored text, passages, metadata."""
+    return {
+        src.id: EvidenceSource.from_source(
+            src, documents[src.doc_id].text, extra=tuple(documents[src.doc_id].meta.values())
+        )
+        for src in sources
+    }
+
+
+class Pipeline:
+    """Runs questions against one archive with one set of agents and one policy."""
+
+    def __init__(
+        self,
+        archive: ArchiveAccess,
+        planner: Planner,
+        answerer: Answerer,
+        auditor: Auditor,
+        config: PipelineConfig,
+    ) -> None:
+        self.archive = archive
+        self.planner = planner
+        self.answerer = answerer
+        self.auditor = auditor
+        self.config = config
+
+    @property
+    def engine(self) -> EngineIds:
+        return EngineIds(
+            planner=self.planner.engine_id,
+            answerer=self.answerer.engine_id,
+            auditor=self.auditor.engine_id,
+        )
+
+    def run(self, question: str, *, mode: str = "quick") -> Receipt:
+        clock = _Clock()
+        created = utc_now()
+        with clock.stage("plan"):
+            plan = self.planner.plan(question, self.archive.profile())
+            if mode == "deep":
+                plan = plan.model_copy(update={"mode": "deep"})
+        with clock.stage("retrieve"):
+            sides = self._retrieve(plan)
+        with clock.stage("select"):
+            doc_ids = list(dict.fromkeys(h.passage.doc_id for side in sides for h in side))
+            documents = self.archive.documents(doc_ids)
+            sources = select_sources(sides, documents, self.config.bounds, utc_now())
+        with clock.stage("coverage"):
+            coverage = self._coverage(plan, sides, sources)
+        if not coverage.covered:
+            with clock.stage("gate"):
+                _, outcome = trust_gate.decide([], [], coverage, self.config.policy)
+            return self._receipt(question, created, plan, [], "", [], outcome, coverage, clock)
+        with clock.stage("answer"):
+            draft = self.answerer.answer(question, plan, sources)
+        with clock.stage("verify"):
+            evidence = evidence_sources(sources, documents)
+            checked = check_draft(draft.text, evidence)
+        with clock.stage("audit"):
+            audits = self.auditor.audit(
+                question,
+                [ClaimToAudit(text=c.text, citations=c.citations) for c in checked],
+                sources,
+            )
+        with clock.stage("gate"):
+            claims, outcome = trust_gate.decide(checked, audits, coverage, self.config.policy)
+        return self._receipt(
+            question, created, plan, sources, draft.text, claims, outcome, coverage, clock
+        )
+
+    def _retrieve(self, plan: Plan) -> list[list[Hit]]:
+        """One hit list per side.
+
+        A comparison searches each side inside its own window, with the plan's main query and
+        the side's own sub-question; any other plan searches every query in the plan's windows.
+        """
+        subs = plan.subquestions
+        main = plan.queries[0] if plan.queries else subs[0].text
+        if plan.kind == "comparison" and len(subs) > 1:
+            return [
+                self._search_all(
+                    (main, sq.text), [sq.window] if sq.window else list(plan.time_windows)
+                )
+                for sq in subs
+            ]
+        return [self._search_all(plan.queries or (main,), list(plan.time_windows))]
+
+    def _search_all(self, queries: Sequence[str], windows: list[TimeWindow]) -> list[Hit]:
+        """Hits of several queries, each passage once with its best score, best first."""
+        merged: dict[str, Hit] = {}
+        for query in dict.fromkeys(queries):
+            for hit in self.archive.search(query, windows, self.config.hits_per_query):
+                if hit.passage.id not in merged or merged[hit.passage.id].score < hit.score:
+                    merged[hit.passage.id] = hit
+        return sorted(merged.values(), key=lambda h: (-h.score, h.passage.id))
+
+    def _coverage(
+        self, plan: Plan, sides: Sequence[Sequence[Hit]], sources: Sequence[Source]
+    ) -> Coverage:
+        coverage, _ = assess(
+            plan,
+            [h for side in sides for h in side],
+            sources,
+            self.archive.stats(),
+            floor=self.config.policy.coverage_floor,
+            rare_term_max_df=self.config.rare_term_max_df,
+        )
+        return coverage
+
+    def _receipt(
+        self,
+        question: str,
+        created: str,
+        plan: Plan,
+        sources: Sequence[Source],
+        draft: str,
+        claims: Sequence[Claim],
+        outcome: GateOutcome,
+        coverage: Coverage,
+        clock: _Clock,
+    ) -> Receipt:
+        active = sum(s.latency_ms for s in clock.stages) / 1000.0
+        return Receipt(
+            run_id=new_run_id(),
+            created_at=created,
+            question=question,
+            plan=plan,
+            sources=list(sources),
+            draft=draft,
+            claims=list(claims),
+            quotes=[q for c in claims for q in c.quotes],
+            decision=outcome.decision,
+            reason=outcome.reason,
+            published_answer=outcome.published_answer,
+            engine=self.engine,
+            policy=self.config.policy,
+            coverage=coverage,
+            stages=clock.stages,
+            usage=Usage(
+                model_calls=sum(s.calls for s in clock.stages),
+                input_tokens=sum(s.input_tokens for s in clock.stages),
+                output_tokens=sum(s.output_tokens for s in clock.stages),
+                active_seconds=round(active, 4),
+            ),
+        )

@@ -1,0 +1,97 @@
+"""The select stage: from ranked passages to the run's numbered sources.
+
+Hits are grouped by document; documents are ranked by their best passage; each keeps its
+best few passages (no duplicates, no overlapping spans). For a comparison every side gets
+its own sources first, so an answer can never be one-sided because one period dominated
+the scores. Sources are numbered `S1`, `S2`, ... in the order a reader should see them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..types import Document, Hit, ScoredPassage, Source
+
+
+@dataclass(frozen=True)
+class SelectionBounds:
+    max_sources: int
+    passages_per_source: int
+
+
+def group_hits(hits: Sequence[Hit]) -> dict[str, list[Hit]]:
+    """Hits per document, each list best first, passages unique."""
+    by_doc: dict[str, list[Hit]] = {}
+    seen: set[str] = set()
+    for hit in sorted(hits, key=lambda h: (-h.score, h.passage.id)):
+        if hit.passage.id in seen:
+            continue
+        seen.add(hit.passage.id)
+        by_doc.setdefault(hit.passage.doc_id, []).append(hit)
+    return by_doc
+
+
+def _non_overlapping(hits: Sequence[Hit], limit: int) -> list[Hit]:
+    kept: list[Hit] = []
+    for hit in hits:
+        p = hit.passage
+        if any(p.start < k.passage.end and k.passage.start < p.end for k in kept):
+            continue
+        kept.append(hit)
+        if len(kept) == limit:
+            break
+    return kept
+
+
+def choose_documents(sides: Sequence[Sequence[Hit]], max_sources: int) -> list[str]:
+    """Document ids, round-robin across sides (best document of each side first)."""
+    ranked_sides = [list(group_hits(side)) for side in sides]
+    chosen: list[str] = []
+    depth = 0
+    while len(chosen) < max_sources and any(depth < len(r) for r in ranked_sides):
+        for ranked in ranked_sides:
+            if depth < len(ranked) and ranked[depth] not in chosen:
+                chosen.append(ranked[depth])
+                if len(chosen) == max_sources:
+                    break
+        depth += 1
+    return chosen
+
+
+def select_sources(
+    sides: Sequence[Sequence[Hit]],
+    documents: Mapping[str, Document],
+    bounds: SelectionBounds,
+    retrieved_at: str,
+) -> list[Source]:
+    """Numbered sources for the run. `sides` holds one hit list per sub-question."""
+    all_hits = group_hits([h for side in sides for h in side])
+    sources: list[Source] = []
+    for doc_id in choose_documents(sides, bounds.max_sources):
+        doc = documents[doc_id]
+        picked = _non_overlapping(all_hits[doc_id], bounds.passages_per_source)
+        picked.sort(key=lambda h: h.passage.start)  # reading order inside a source
+        sources.append(
+            Source(
+                id=f"S{len(sources) + 1}",
+                doc_id=doc.doc_id,
+                title=doc.title,
+                date=doc.date,
+                url=doc.url,
+                origin=doc.origin,
+                retrieved_at=retrieved_at,
+                content_sha256=doc.content_sha256,
+                passages=tuple(
+                    ScoredPassage(
+                        id=h.passage.id,
+                        text=h.passage.text,
+                        start=h.passage.start,
+                        end=h.passage.end,
+                        score=round(h.score, 6),
+                    )
+                    for h in picked
+                ),
+            )
+        )
+    return sources

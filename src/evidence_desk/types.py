@@ -87,7 +87,9 @@ class Plan(Frozen):
     time_windows: tuple[TimeWindow, ...] = ()
     queries: tuple[str, ...] = Field(description="At most 3 search queries.")
     key_terms: tuple[str, ...] = Field(
-        (), description="Content terms the answer must be about (for coverage)."
+        (),
+        description="The question's topic words, lower-cased and unstemmed: what the answer "
+        "must be about (the coverage check looks for them).",
     )
     kind: Literal["factoid", "temporal", "comparison"] = "factoid"
     mode: Literal["quick", "deep"] = "quick"

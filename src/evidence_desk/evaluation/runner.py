@@ -9,6 +9,7 @@ and recall, published quotes that are verbatim, decision counts, latency p50/p95
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -26,7 +27,7 @@ def percentile(values: Sequence[float], q: float) -> float:
     if not values:
         return 0.0
     ordered = sorted(values)
-    rank = max(1, min(len(ordered), round(q / 100.0 * len(ordered) + 0.5)))
+    rank = max(1, min(len(ordered), math.ceil(q / 100.0 * len(ordered))))
     return ordered[rank - 1]
 
 

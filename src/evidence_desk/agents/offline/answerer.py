@@ -88,12 +88,13 @@ def query_terms(sq: SubQuestion, plan: Plan) -> list[str]:
     sharing no term with the key terms keeps its own content terms minus question filler.
     """
     own = unique(content_terms(sq.text))
-    keys = set(plan.key_terms)
+    key_stems = unique(stem(t) for t in plan.key_terms)
+    keys = set(key_stems)
     query_words = {w for q in plan.queries for w in words(q)}
     topical = [stem(w) for w in words(sq.text) if w in TOPICAL_STOPWORDS and w in query_words]
     picked = [t for t in own if t in keys]
     if picked or keys:
-        return unique((picked or list(plan.key_terms)) + topical)
+        return unique((picked or key_stems) + topical)
     filler = set(content_terms(" ".join(FILLER)))
     entity = set(content_terms(sq.entity or ""))
     rest = [t for t in own if t not in filler and t not in entity and not t[:1].isdigit()]

@@ -71,7 +71,8 @@ def _is_topic_word(low: str) -> bool:
 
 
 def _topic(question: str, spans: list[tuple[int, int]]) -> tuple[str, list[str]]:
-    """(topic phrase in the user's words, stemmed key terms) outside time and name spans.
+    """(topic phrase in the user's words, key terms as lower-cased words) outside time and
+    name spans.
 
     The phrase keeps short runs such as "freedom of speech" whole: topic words separated
     only by up to two stop words and no time or name expression stay one piece.
@@ -91,7 +92,7 @@ def _topic(question: str, spans: list[tuple[int, int]]) -> tuple[str, list[str]]
             pending += 1
             continue
         if low not in STOPWORDS:
-            keys.append(stem(low))
+            keys.append(low)
         end = m.start() + len(re.sub(r"['’]s$", "", m.group(0)))
         if pieces and pending <= 2:
             pieces[-1] = (pieces[-1][0], end)

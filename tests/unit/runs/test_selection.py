@@ -1,0 +1,56 @@
+"""The select stage: documents by best passage, passages without overlap, sides interleaved."""
+
+from __future__ import annotations
+
+from evidence_desk.runs.selection import SelectionBounds, choose_documents, select_sources
+from evidence_desk.types import Document, Hit, Passage
+
+
+def doc(doc_id: str) -> Document:
+    return Document(
+        doc_id=doc_id,
+        title=doc_id.upper(),
+        date="1900-01-01",
+        url=None,
+        content_sha256="0" * 64,
+        ingested_at="2026-01-01T00:00:00Z",
+        text="x" * 1000,
+    )
+
+
+def hit(doc_id: str, n: int, score: float, start: int = 0, end: int = 10) -> Hit:
+    p = Passage(id=f"{doc_id}#{n}", doc_id=doc_id, text="x" * (end - start), start=start, end=end)
+    return Hit(passage=p, score=score)
+
+
+def test_documents_rank_by_best_passage_and_sides_alternate() -> None:
+    side_a = [hit("a1", 0, 0.9), hit("a2", 0, 0.8), hit("a3", 0, 0.7)]
+    side_b = [hit("b1", 0, 0.5), hit("b2", 0, 0.4)]
+    assert choose_documents([side_a, side_b], 4) == ["a1", "b1", "a2", "b2"]
+    assert choose_documents([side_a], 2) == ["a1", "a2"]
+
+
+def test_sources_are_numbered_with_non_overlapping_passages_in_reading_order() -> None:
+    hits = [
+        hit("a", 0, 0.9, 100, 200),
+        hit("a", 1, 0.8, 150, 250),  # overlaps the first: dropped
+        hit("a", 2, 0.7, 0, 50),
+        hit("a", 2, 0.6, 0, 50),  # duplicate passage id
+        hit("b", 0, 0.5),
+    ]
+    docs = {"a": doc("a"), "b": doc("b")}
+    sources = select_sources([hits], docs, SelectionBounds(5, 3), "2026-01-01T00:00:00Z")
+    assert [s.id for s in sources] == ["S1", "S2"]
+    assert [p.id for p in sources[0].passages] == ["a#2", "a#0"]
+    assert sources[0].title == "A" and sources[1].doc_id == "b"
+
+
+def test_bounds_limit_sources_and_passages() -> None:
+    hits = [
+        hit(f"d{i}", j, 1.0 - i / 10 - j / 100, j * 20, j * 20 + 10)
+        for i in range(5)
+        for j in range(4)
+    ]
+    docs = {f"d{i}": doc(f"d{i}") for i in range(5)}
+    sources = select_sources([hits], docs, SelectionBounds(2, 2), "t")
+    assert len(sources) == 2 and all(len(s.passages) == 2 for s in sources)

@@ -85,9 +85,10 @@ class Settings(BaseSettings):
         "(docs/calibration.md says how it was set).",
     )
     rare_term_max_df: float = Field(
-        0.02,
-        description="A question term found in at most this fraction of passages is a key term "
-        "that some selected passage must contain, or the run is outside coverage.",
+        0.001,
+        description="A question term found in at most this fraction of passages (a name, a "
+        "place, a specific event) must appear in some selected passage, or the run is outside "
+        "coverage (docs/calibration.md).",
     )
 
     # --- selection and answer

@@ -9,7 +9,7 @@ a "term" is.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from functools import lru_cache
 
 import tantivy
@@ -109,6 +109,19 @@ def stem(word: str) -> str:
 def content_terms(text: str) -> list[str]:
     """Stemmed terms without stop words, in order, duplicates kept."""
     return [stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1]
+
+
+def term_in(term: str, terms: Set[str]) -> bool:
+    """True when a stem, or a stem sharing its prefix, is among `terms`.
+
+    Stemmers leave related forms apart ("rail"/"railroad", "hundredth"/"hundred",
+    "battleship"/"battl"); a shared prefix of at least four letters counts as a mention.
+    """
+    if term in terms:
+        return True
+    return len(term) >= 4 and any(
+        len(t) >= 4 and (t.startswith(term) or term.startswith(t)) for t in terms
+    )
 
 
 def unique(items: Iterable[str]) -> list[str]:

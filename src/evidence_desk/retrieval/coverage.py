@@ -6,8 +6,9 @@ one of which puts a run OUTSIDE_COVERAGE:
 1. **Time.** The plan asks about a window (a year, a decade, a person's term) and the archive
    holds no document dated inside it.
 2. **Rare terms.** A key term of the question is rare in the archive (in at most
-   `rare_term_max_df` of its passages) and no selected passage, title or metadata contains it:
-   the retrieved text is about something else. A key term the archive never contains at all is
+   `rare_term_max_df` of its passages: names, places, specific events) and no selected
+   passage or title contains it, nor a word sharing its stem's first four or more letters: the
+   retrieved text is about something else. A key term the archive never contains at all is
    the clearest case.
 3. **Score.** The best selected passage's evidence score is below the floor. The evidence
    score blends the dense cosine between question and passage with the IDF-weighted share of
@@ -22,7 +23,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..textutil import content_terms, stem, stem_terms, unique
+from ..textutil import content_terms, stem, stem_terms, term_in, unique
 from ..types import Coverage, Hit, Plan, Source, TimeWindow
 
 DENSE_WEIGHT = 0.5
@@ -90,7 +91,9 @@ def assess(
             share = key_term_share(terms, weights, p_terms)
             scores[p.id] = round(evidence_score(dense_by_id.get(p.id), share), 6)
 
-    missing = [t for t in terms if dfs[t] <= rare_term_max_df * n and t not in selected_terms]
+    missing = [
+        t for t in terms if dfs[t] <= rare_term_max_df * n and not term_in(t, selected_terms)
+    ]
     best = max(scores.values(), default=0.0)
     covered, reason = _verdict(
         empty,

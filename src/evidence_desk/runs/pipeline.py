@@ -81,6 +81,24 @@ class _Clock:
             self.stages.append(StageRecord(name=name, started_at=started, latency_ms=round(ms, 3)))
 
 
+@dataclass(frozen=True)
+class Gathered:
+    """What a run knows before any agent writes."""
+
+    plan: Plan
+    sources: list[Source]
+    documents: dict[str, Document]
+    coverage: Coverage
+
+
+def with_evidence_scores(source: Source, scores: Mapping[str, float]) -> Source:
+    """The source with each passage's coverage evidence score (0..1) as its score."""
+    passages = tuple(
+        p.model_copy(update={"score": scores.get(p.id, p.score)}) for p in source.passages
+    )
+    return source.model_copy(update={"passages": passages})
+
+
 def evidence_sources(
     sources: Sequence[Source], documents: Mapping[str, Document]
 ) -> dict[str, EvidenceSource]:
@@ -118,9 +136,11 @@ class Pipeline:
             auditor=self.auditor.engine_id,
         )
 
-    def run(self, question: str, *, mode: str = "quick") -> Receipt:
-        clock = _Clock()
-        created = utc_now()
+    def gather(
+        self, question: str, *, mode: str = "quick", clock: _Clock | None = None
+    ) -> Gathered:
+        """The stages before any agent writes: plan, retrieve, select, coverage."""
+        clock = clock or _Clock()
         with clock.stage("plan"):
             plan = self.planner.plan(question, self.archive.profile())
             if mode == "deep":
@@ -132,27 +152,38 @@ class Pipeline:
             documents = self.archive.documents(doc_ids)
             sources = select_sources(sides, documents, self.config.bounds, utc_now())
         with clock.stage("coverage"):
-            coverage = self._coverage(plan, sides, sources)
-        if not coverage.covered:
+            coverage, scores = assess(
+                plan,
+                [h for side in sides for h in side],
+                sources,
+                self.archive.stats(),
+                floor=self.config.policy.coverage_floor,
+                rare_term_max_df=self.config.rare_term_max_df,
+            )
+            sources = [with_evidence_scores(src, scores) for src in sources]
+        return Gathered(plan, sources, documents, coverage)
+
+    def run(self, question: str, *, mode: str = "quick") -> Receipt:
+        clock = _Clock()
+        created = utc_now()
+        g = self.gather(question, mode=mode, clock=clock)
+        if not g.coverage.covered:
             with clock.stage("gate"):
-                _, outcome = trust_gate.decide([], [], coverage, self.config.policy)
-            return self._receipt(question, created, plan, [], "", [], outcome, coverage, clock)
+                _, outcome = trust_gate.decide([], [], g.coverage, self.config.policy)
+            return self._receipt(question, created, g, "", [], outcome, clock)
         with clock.stage("answer"):
-            draft = self.answerer.answer(question, plan, sources)
+            draft = self.answerer.answer(question, g.plan, g.sources)
         with clock.stage("verify"):
-            evidence = evidence_sources(sources, documents)
-            checked = check_draft(draft.text, evidence)
+            checked = check_draft(draft.text, evidence_sources(g.sources, g.documents))
         with clock.stage("audit"):
             audits = self.auditor.audit(
                 question,
                 [ClaimToAudit(text=c.text, citations=c.citations) for c in checked],
-                sources,
+                g.sources,
             )
         with clock.stage("gate"):
-            claims, outcome = trust_gate.decide(checked, audits, coverage, self.config.policy)
-        return self._receipt(
-            question, created, plan, sources, draft.text, claims, outcome, coverage, clock
-        )
+            claims, outcome = trust_gate.decide(checked, audits, g.coverage, self.config.policy)
+        return self._receipt(question, created, g, draft.text, claims, outcome, clock)
 
     def _retrieve(self, plan: Plan) -> list[list[Hit]]:
         """One hit list per side.
@@ -180,29 +211,14 @@ class Pipeline:
                     merged[hit.passage.id] = hit
         return sorted(merged.values(), key=lambda h: (-h.score, h.passage.id))
 
-    def _coverage(
-        self, plan: Plan, sides: Sequence[Sequence[Hit]], sources: Sequence[Source]
-    ) -> Coverage:
-        coverage, _ = assess(
-            plan,
-            [h for side in sides for h in side],
-            sources,
-            self.archive.stats(),
-            floor=self.config.policy.coverage_floor,
-            rare_term_max_df=self.config.rare_term_max_df,
-        )
-        return coverage
-
     def _receipt(
         self,
         question: str,
         created: str,
-        plan: Plan,
-        sources: Sequence[Source],
+        g: Gathered,
         draft: str,
         claims: Sequence[Claim],
         outcome: GateOutcome,
-        coverage: Coverage,
         clock: _Clock,
     ) -> Receipt:
         active = sum(s.latency_ms for s in clock.stages) / 1000.0
@@ -210,8 +226,8 @@ class Pipeline:
             run_id=new_run_id(),
             created_at=created,
             question=question,
-            plan=plan,
-            sources=list(sources),
+            plan=g.plan,
+            sources=list(g.sources),
             draft=draft,
             claims=list(claims),
             quotes=[q for c in claims for q in c.quotes],
@@ -220,7 +236,7 @@ class Pipeline:
             published_answer=outcome.published_answer,
             engine=self.engine,
             policy=self.config.policy,
-            coverage=coverage,
+            coverage=g.coverage,
             stages=clock.stages,
             usage=Usage(
                 model_calls=sum(s.calls for s in clock.stages),

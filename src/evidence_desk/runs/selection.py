@@ -1,9 +1,11 @@
 """The select stage: from ranked passages to the run's numbered sources.
 
 Hits are grouped by document; documents are ranked by their best passage; each keeps its
-best few passages (no duplicates, no overlapping spans). For a comparison every side gets
-its own sources first, so an answer can never be one-sided because one period dominated
-the scores. Sources are numbered `S1`, `S2`, ... in the order a reader should see them.
+best few passages (no duplicates, no overlapping spans). The evidence pool is bounded:
+`max_sources x passages_per_source` passages in all, shared among the sources found. For a
+comparison every side gets its own sources first, so an answer can never be one-sided
+because one period dominated the scores. Sources are numbered `S1`, `S2`, ... in the order
+a reader should see them.
 """
 
 from __future__ import annotations
@@ -44,6 +46,16 @@ def _non_overlapping(hits: Sequence[Hit], limit: int) -> list[Hit]:
     return kept
 
 
+def passages_per_source(bounds: SelectionBounds, n_sources: int) -> int:
+    """Passages each source keeps: the evidence pool (max_sources x passages_per_source) is
+    shared among the sources found, so a question that one document answers (a window
+    holding a single address) reads more of it; never more than three times the default."""
+    if n_sources <= 0:
+        return bounds.passages_per_source
+    pool = bounds.max_sources * bounds.passages_per_source
+    return max(bounds.passages_per_source, min(3 * bounds.passages_per_source, pool // n_sources))
+
+
 def choose_documents(sides: Sequence[Sequence[Hit]], max_sources: int) -> list[str]:
     """Document ids, round-robin across sides (best document of each side first)."""
     ranked_sides = [list(group_hits(side)) for side in sides]
@@ -67,10 +79,12 @@ def select_sources(
 ) -> list[Source]:
     """Numbered sources for the run. `sides` holds one hit list per sub-question."""
     all_hits = group_hits([h for side in sides for h in side])
+    chosen = choose_documents(sides, bounds.max_sources)
+    limit = passages_per_source(bounds, len(chosen))
     sources: list[Source] = []
-    for doc_id in choose_documents(sides, bounds.max_sources):
+    for doc_id in chosen:
         doc = documents[doc_id]
-        picked = _non_overlapping(all_hits[doc_id], bounds.passages_per_source)
+        picked = _non_overlapping(all_hits[doc_id], limit)
         picked.sort(key=lambda h: h.passage.start)  # reading order inside a source
         sources.append(
             Source(

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...retrieval.embedder import Embedder
-from ...textutil import content_terms, sentence_spans, stem, unique, words
+from ...textutil import content_terms, sentence_spans, stem, term_in, unique, words
 from ...types import Draft, Plan, Source, SubQuestion
 from .evidence import (
     TOPICAL_STOPWORDS,
@@ -43,6 +43,40 @@ _BOILERPLATE = re.compile(
     re.I,
 )
 _TRAILING = ".,;:"
+_WANTS_NUMBER = re.compile(
+    r"\b(?:how\s+(?:many|much|long|far|old|large|big|high)|when|what\s+(?:share|percent|"
+    r"percentage|proportion|fraction|number|amount|year|date|sum|cost|price))\b",
+    re.I,
+)
+_WANTS_NAME = re.compile(
+    r"^\W*(?:who\b|(?:which|what)\s+(?:bill|act|law|treaty|program|programme|organization|"
+    r"agency|department|country|nation|state|city|team|person|company|party|doctrine)\b)",
+    re.I,
+)
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|forty|"
+    r"fifty|hundred|thousand|million|billion|trillion|half|quarter|decade|percent)\b",
+    re.I,
+)
+_PROPER_NAME = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+ ){1,}[A-Z][a-z]+")
+
+
+def expected_answer(question: str) -> str | None:
+    """What a question asks for: "number" (how many, when, what share ...), "name" (who,
+    which bill ...) or None. A sentence that holds that kind of answer scores a little higher."""
+    if _WANTS_NUMBER.search(question):
+        return "number"
+    if _WANTS_NAME.search(question):
+        return "name"
+    return None
+
+
+def holds_answer_type(sentence: str, kind: str | None) -> bool:
+    if kind == "number":
+        return _NUMBER.search(sentence) is not None
+    if kind == "name":
+        return _PROPER_NAME.search(sentence) is not None
+    return False
 
 
 @dataclass(frozen=True)
@@ -59,6 +93,7 @@ class Weights:
     min_score_no_terms: float = 0.25
     second_ratio: float = 0.85
     dense_margin: float = 0.3
+    answer_type: float = 0.08
 
 
 @dataclass(frozen=True)
@@ -105,11 +140,13 @@ def term_match(term: str, sentence_terms: frozenset[str]) -> float:
     """1 for the term itself, 0.5 for a stem sharing its prefix ("slave" / "slaveri")."""
     if term in sentence_terms:
         return 1.0
-    if len(term) >= 4 and any(
-        len(t) >= 4 and (t.startswith(term) or term.startswith(t)) for t in sentence_terms
-    ):
-        return 0.5
-    return 0.0
+    return 0.5 if term_in(term, sentence_terms) else 0.0
+
+
+def _near_duplicate(a: _Candidate, b: _Candidate) -> bool:
+    """Two sentences saying nearly the same words (Jaccard of their terms above 0.8)."""
+    x, y = a.sentence.terms, b.sentence.terms
+    return bool(x | y) and len(x & y) / len(x | y) > 0.8
 
 
 def frame(source: Source) -> str:
@@ -144,7 +181,7 @@ class OfflineAnswerer:
         self,
         embedder: Embedder,
         idf: Idf | None = None,
-        dense_candidates: int = 8,
+        dense_candidates: int = 24,
         weights: Weights | None = None,
     ) -> None:
         """`dense_candidates` bounds the sentences scored (and embedded) per sub-question."""
@@ -163,7 +200,9 @@ class OfflineAnswerer:
         used: set[tuple[str, int]] = set()
         paragraphs: list[str] = []
         for i, (terms, pool) in enumerate(pools):
-            picks = self._pick(i, terms, pool, dense, used)
+            picks = self._pick(
+                i, terms, pool, dense, used, 2 if len(pools) > 1 else 3, expected_answer(question)
+            )
             claims = [claim_text(by_id[c.sentence.source_id], c.quote) for c in picks]
             if claims:
                 paragraphs.append(" ".join(claims))
@@ -220,9 +259,11 @@ class OfflineAnswerer:
                 out[f"{i}|{c.quote}"] = float(vectors[index[c.quote]] @ q)
         return out
 
-    def _score(self, c: _Candidate, dense: float) -> float:
+    def _score(self, c: _Candidate, dense: float, kind: str | None = None) -> float:
         w = self._w
         score = w.lexical * c.lexical + w.dense * max(dense, 0.0) + w.retrieval * c.retrieval
+        if holds_answer_type(c.quote, kind):
+            score += w.answer_type
         n = len(c.quote.split())
         if n < 6:
             score -= w.short_penalty
@@ -239,10 +280,13 @@ class OfflineAnswerer:
         pool: list[_Candidate],
         dense: dict[str, float],
         used: set[tuple[str, int]],
+        max_picks: int,
+        kind: str | None = None,
     ) -> list[_Candidate]:
-        """The best 1-2 candidates of sub-question `index` above the floor, not quoted before."""
+        """The best candidates of sub-question `index` above the floor, not quoted before:
+        the best one, and up to `max_picks - 1` more that score nearly as well."""
         scored = [
-            (self._score(c, dense.get(f"{index}|{c.quote}", 0.0)), c)
+            (self._score(c, dense.get(f"{index}|{c.quote}", 0.0), kind), c)
             for c in pool
             if (c.sentence.source_id, c.sentence.order) not in used
         ]
@@ -253,10 +297,10 @@ class OfflineAnswerer:
         best_score, best = scored[0]
         picks = [best]
         for score, c in scored[1:]:
-            new_terms = (c.sentence.terms - best.sentence.terms) & set(terms)
-            if score >= self._w.second_ratio * best_score and score >= floor and new_terms:
-                picks.append(c)
+            if len(picks) == max_picks or score < self._w.second_ratio * best_score:
                 break
+            if score >= floor and not any(_near_duplicate(c, p) for p in picks):
+                picks.append(c)
         for c in picks:
             used.add((c.sentence.source_id, c.sentence.order))
         return sorted(picks, key=lambda c: (c.sentence.source_id, c.sentence.order))

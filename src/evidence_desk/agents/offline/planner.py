@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from itertools import pairwise
 
-from ...textutil import STOPWORDS, stem, unique
+from ...textutil import STOPWORDS, unique
 from ...types import Plan, SubQuestion, TimeWindow
 from ..base import ArchiveProfile
 from .evidence import TOPICAL_STOPWORDS

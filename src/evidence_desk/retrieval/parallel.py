@@ -1,0 +1,246 @@
+"""Bulk embedding for ingest, spread over worker processes.
+
+Ingest embeds every passage of an archive once; on a small CPU that is the slowest step of
+ingest by far, so it gets its own engine. `ParallelEmbedder` keeps the `Embedder` protocol
+and splits the work across N spawned worker processes, each holding one copy of the model
+and running torch with one intra-op thread:
+
+* the parent tokenizes everything first (the Rust tokenizer is fast), sorts by token count
+  and cuts the sorted order into chunks of a few model batches, so each batch is padded
+  to almost nothing;
+* chunks go to the workers longest first through one shared queue: a worker takes the next
+  chunk when it is free, so token counts even out and all workers finish within one short
+  chunk of each other;
+* progress callbacks fire as chunks come back, in any order; results land in their rows;
+* a worker that dies (killed, out of memory) surfaces as `EmbeddingWorkerError` from the
+  running call, never as a hang, and the pool is torn down; the next call starts a new one.
+
+Few texts (under `min_parallel`) or one worker run in this process: spawning workers and
+loading the model twice costs seconds. Query embedding always stays in this process.
+
+Measured (`python -m bench.embedding`; 2 vCPUs, AVX512-BF16/AMX, bf16 weights,
+all-MiniLM-L6-v2, ~120-word State of the Union passages averaging 164 tokens; the box was
+shared with other work, so figures are medians of repeated runs):
+
+    see the table in bench/embedding.py's docstring; the defaults below are its winner.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import get_context
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..settings import Settings
+from .embedder import DIM, MODEL_ID, MiniLMEmbedder, Vectors
+
+Precision = Literal["auto", "fp32", "bf16"]
+MAX_AUTO_WORKERS = 4
+
+if TYPE_CHECKING:
+    _Finalizer = weakref.finalize[[ProcessPoolExecutor, bool], "ParallelEmbedder"]
+# The one embedder of a worker process, made by `_init_worker` before any chunk arrives.
+_worker_embedder: MiniLMEmbedder | None = None
+
+
+class EmbeddingWorkerError(RuntimeError):
+    """An embedding worker process died or failed; the pool has been shut down."""
+
+
+def _init_worker(
+    precision: Precision, batch_size: int, threads: int, interop_threads: int | None
+) -> None:
+    global _worker_embedder
+    _worker_embedder = MiniLMEmbedder(
+        precision=precision,
+        batch_size=batch_size,
+        threads=threads,
+        interop_threads=interop_threads,
+    )
+
+
+def _worker_pid() -> int:
+    return os.getpid()
+
+
+def _worker_embed(chunk: list[npt.NDArray[np.int32]]) -> Vectors:
+    assert _worker_embedder is not None, "worker initializer did not run"
+    return _worker_embedder.embed_token_ids(chunk)
+
+
+def resolve_workers(requested: int) -> int:
+    """`embed_workers` from settings: 0 means one per CPU core, at most 4."""
+    if requested > 0:
+        return requested
+    return max(1, min(os.cpu_count() or 1, MAX_AUTO_WORKERS))
+
+
+def plan_chunks(lengths: Sequence[int], chunk_size: int) -> list[npt.NDArray[np.intp]]:
+    """Row indices per chunk: length-sorted runs of `chunk_size`, longest chunk first.
+
+    Invariant: every row appears in exactly one chunk.
+    """
+    order = np.argsort(np.asarray(lengths, dtype=np.int64), kind="stable")[::-1]
+    return [order[i : i + chunk_size] for i in range(0, len(order), chunk_size)]
+
+
+class ParallelEmbedder:
+    """all-MiniLM-L6-v2 across worker processes for bulk work; in-process for queries."""
+
+    model_id = MODEL_ID
+    dim = DIM
+
+    def __init__(
+        self,
+        workers: int = 0,
+        precision: Precision = "auto",
+        batch_size: int = 32,
+        threads_per_worker: int = 1,
+        interop_threads: int | None = 1,
+        batches_per_chunk: int = 4,
+        min_parallel: int = 256,
+        query_threads: int | None = 1,
+    ) -> None:
+        self.workers = resolve_workers(workers)
+        self._precision: Precision = precision
+        self._batch_size = batch_size
+        self._threads = threads_per_worker
+        self._interop = interop_threads
+        self._chunk_size = batch_size * batches_per_chunk
+        self._min_parallel = min_parallel
+        # The in-process model serves queries (and small batches) while workers do bulk
+        # work; with one worker it does everything and may use every core.
+        self._local = MiniLMEmbedder(
+            precision=precision,
+            batch_size=batch_size,
+            threads=query_threads if self.workers > 1 else None,
+        )
+        self._pool: ProcessPoolExecutor | None = None
+        self._finalizer: _Finalizer | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ParallelEmbedder:
+        """Built from `embed_workers`, `embed_precision` and `embed_batch_size`."""
+        return cls(
+            workers=settings.embed_workers,
+            precision=settings.embed_precision,
+            batch_size=settings.embed_batch_size,
+        )
+
+    @property
+    def precision(self) -> Literal["fp32", "bf16"]:
+        """The precision the workers run in (`auto` resolved for this CPU)."""
+        return self._local.precision
+
+    # ------------------------------------------------------------------ Embedder protocol
+
+    def embed(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> Vectors:
+        if self.workers <= 1 or len(texts) < self._min_parallel:
+            return self._local.embed(texts, progress)
+        ids = self._local.tokenize(texts)
+        chunks = plan_chunks([len(x) for x in ids], self._chunk_size)
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        pool = self._ensure_pool()
+        pending: dict[Future[Vectors], npt.NDArray[np.intp]] = {}
+        try:
+            for rows in chunks:
+                payload = [ids[r] for r in rows]
+                pending[pool.submit(_worker_embed, payload)] = rows
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    rows = pending.pop(fut)
+                    out[rows] = fut.result()
+                    if progress is not None:
+                        progress(len(rows))
+        except BaseException as exc:
+            for fut in pending:
+                fut.cancel()
+            self._abort()
+            if isinstance(exc, BrokenProcessPool):
+                raise EmbeddingWorkerError(
+                    "An embedding worker process stopped unexpectedly (killed or out of "
+                    "memory); lower embed_workers or embed_batch_size and ingest again."
+                ) from exc
+            raise
+        return out
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._local.embed_query(text)
+
+    # ------------------------------------------------------------------ pool lifetime
+
+    def start(self) -> list[int]:
+        """Starts the worker processes now (models load with the first chunk); their pids."""
+        pool = self._ensure_pool()
+        try:
+            # With the spawn context each submit starts one more worker, up to `workers`.
+            for fut in [pool.submit(_worker_pid) for _ in range(self.workers)]:
+                fut.result()
+        except BrokenProcessPool as exc:
+            self._abort()
+            raise EmbeddingWorkerError(
+                "An embedding worker process failed to start; see the error above."
+            ) from exc
+        return self.worker_pids()
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the live workers (empty when no pool is running)."""
+        if self._pool is None:
+            return []
+        procs = getattr(self._pool, "_processes", None) or {}
+        return sorted(int(pid) for pid in procs)
+
+    def close(self) -> None:
+        """Stops the workers after their current chunk. Safe to call twice."""
+        if self._finalizer is not None:
+            self._finalizer()
+        self._pool, self._finalizer = None, None
+
+    def __enter__(self) -> ParallelEmbedder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _ensure_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            pool = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(self._precision, self._batch_size, self._threads, self._interop),
+            )
+            self._pool = pool
+            self._finalizer = weakref.finalize(self, _shutdown, pool, False)
+        return self._pool
+
+    def _abort(self) -> None:
+        """Tears the pool down without waiting: workers still busy are terminated."""
+        pool = self._pool
+        if pool is None:
+            return
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        self._pool, self._finalizer = None, None
+        _shutdown(pool, True)
+
+
+def _shutdown(pool: ProcessPoolExecutor, terminate: bool) -> None:
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=not terminate, cancel_futures=True)
+    if terminate:
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in procs:
+            proc.join(timeout=5)

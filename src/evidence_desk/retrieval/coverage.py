@@ -5,11 +5,12 @@ one of which puts a run OUTSIDE_COVERAGE:
 
 1. **Time.** The plan asks about a window (a year, a decade, a person's term) and the archive
    holds no document dated inside it.
-2. **Rare terms.** A key term of the question is rare in the archive (in at most
-   `rare_term_max_df` of its passages: names, places, specific events) and no selected
-   passage or title contains it, nor a word sharing its stem's first four or more letters: the
-   retrieved text is about something else. A key term the archive never contains at all is
-   the clearest case.
+2. **Rare names.** A key term the question spells with a capital (a name, a place, an
+   event: "Gettysburg", "Alexander Hamilton", "NASA"; not the question's first word) is rare
+   in the archive (in at most `rare_term_max_df` of its passages) and no selected passage or
+   title contains it, nor a word sharing its stem's first four or more letters: the retrieved
+   text is about someone or something else. Lower-case words are left to the score: a reader's
+   paraphrase ("surrender" for "gave up") must not stop a run.
 3. **Score.** The best selected passage's evidence score is below the floor. The evidence
    score blends the dense cosine between question and passage with the IDF-weighted share of
    the question's key terms the passage contains:
@@ -20,6 +21,7 @@ one of which puts a run OUTSIDE_COVERAGE:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -56,6 +58,15 @@ def evidence_score(dense: float | None, share: float) -> float:
     return DENSE_WEIGHT * (dense or 0.0) + (1.0 - DENSE_WEIGHT) * share
 
 
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+def capitalised_words(question: str) -> set[str]:
+    """Lower-cased words the question writes with a capital, its first word excepted."""
+    found = list(_WORD.finditer(question))
+    return {m.group(0).lower() for m in found[1:] if m.group(0)[0].isupper()}
+
+
 def _windows_of(plan: Plan) -> list[TimeWindow]:
     windows = [sq.window for sq in plan.subquestions if sq.window is not None]
     return list(dict.fromkeys(windows or plan.time_windows))
@@ -69,6 +80,7 @@ def assess(
     *,
     floor: float,
     rare_term_max_df: float,
+    question: str = "",
 ) -> tuple[Coverage, dict[str, float]]:
     """The coverage finding, and the evidence score of every selected passage by id."""
     empty = [w.label for w in _windows_of(plan) if stats.docs_in_window(w) == 0]
@@ -91,8 +103,13 @@ def assess(
             share = key_term_share(terms, weights, p_terms)
             scores[p.id] = round(evidence_score(dense_by_id.get(p.id), share), 6)
 
+    names = capitalised_words(question)
     missing = [
-        t for t in terms if dfs[t] <= rare_term_max_df * n and not term_in(t, selected_terms)
+        t
+        for t in terms
+        if surface[t].lower() in names
+        and dfs[t] <= rare_term_max_df * n
+        and not term_in(t, selected_terms)
     ]
     best = max(scores.values(), default=0.0)
     covered, reason = _verdict(

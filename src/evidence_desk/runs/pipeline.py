@@ -159,6 +159,7 @@ class Pipeline:
                 self.archive.stats(),
                 floor=self.config.policy.coverage_floor,
                 rare_term_max_df=self.config.rare_term_max_df,
+                question=question,
             )
             sources = [with_evidence_scores(src, scores) for src in sources]
         return Gathered(plan, sources, documents, coverage)

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from evidence_desk.retrieval.coverage import ArchiveStats, assess, evidence_score, key_term_share
+from evidence_desk.retrieval.coverage import (
+    ArchiveStats,
+    assess,
+    capitalised_words,
+    evidence_score,
+    key_term_share,
+)
 from evidence_desk.types import Hit, Passage, Plan, ScoredPassage, Source, SubQuestion, TimeWindow
 
 TEXT = "The banks of the nation were closed, and the banking crisis deepened through the winter."
@@ -53,7 +59,7 @@ def test_a_window_with_no_documents_is_outside_coverage() -> None:
     assert "2031" in cov.reason
 
 
-def test_a_term_the_archive_never_uses_is_outside_coverage() -> None:
+def test_a_name_the_archive_never_uses_is_outside_coverage() -> None:
     cov, _ = assess(
         plan(("bank", "bitcoin")),
         [hit(0.9)],
@@ -61,12 +67,13 @@ def test_a_term_the_archive_never_uses_is_outside_coverage() -> None:
         stats({"bank": 50}),
         floor=0.3,
         rare_term_max_df=0.02,
+        question="What did banks say about Bitcoin?",
     )
     assert not cov.covered and cov.missing_terms == ("bitcoin",)
     assert "never mentions 'bitcoin'" in cov.reason
 
 
-def test_a_rare_term_missing_from_the_selected_passages_is_outside_coverage() -> None:
+def test_a_rare_name_missing_from_the_selected_passages_is_outside_coverage() -> None:
     cov, _ = assess(
         plan(("bank", "gettysburg")),
         [hit(0.9)],
@@ -74,8 +81,27 @@ def test_a_rare_term_missing_from_the_selected_passages_is_outside_coverage() ->
         stats({"bank": 50, "gettysburg": 3}),
         floor=0.3,
         rare_term_max_df=0.02,
+        question="What did the banks do at Gettysburg?",
     )
     assert not cov.covered and cov.missing_terms == ("gettysburg",)
+
+
+def test_a_rare_lower_case_word_is_left_to_the_score() -> None:
+    # A reader's paraphrase ("surrender") need not appear in the archive's words.
+    cov, _ = assess(
+        plan(("bank", "surrender")),
+        [hit(0.9)],
+        [source()],
+        stats({"bank": 50}),
+        floor=0.3,
+        rare_term_max_df=0.02,
+        question="Did the banks surrender?",
+    )
+    assert cov.covered, cov.reason
+
+
+def test_capitalised_words_skip_the_first_word() -> None:
+    assert capitalised_words("What did NASA and Lincoln do?") == {"nasa", "lincoln"}
 
 
 def test_common_terms_may_be_missing_and_titles_count() -> None:

@@ -77,9 +77,13 @@ class Desk:
 
     @cached_property
     def embedder(self) -> MiniLMEmbedder:
-        """The in-process model for queries and the offline engine."""
+        """The in-process model for queries and the offline engine.
+
+        One torch thread: a query is a few dozen tokens, and with two threads each call
+        measured up to ~0.5 s at p95 whenever another process held a core.
+        """
         s = self.settings
-        return MiniLMEmbedder(precision=s.embed_precision, batch_size=s.embed_batch_size)
+        return MiniLMEmbedder(precision=s.embed_precision, batch_size=s.embed_batch_size, threads=1)
 
     @cached_property
     def archive(self) -> DeskArchive:

@@ -18,11 +18,28 @@ and running torch with one intra-op thread:
 Few texts (under `min_parallel`) or one worker run in this process: spawning workers and
 loading the model twice costs seconds. Query embedding always stays in this process.
 
-Measured (`python -m bench.embedding`; 2 vCPUs, AVX512-BF16/AMX, bf16 weights,
-all-MiniLM-L6-v2, ~120-word State of the Union passages averaging 164 tokens; the box was
-shared with other work, so figures are medians of repeated runs):
+Measured with `python -m bench.embedding` (2 vCPUs with AVX512-BF16/AMX, shared with other
+jobs at load 0.8-2.3; 1,000 sample passages of 164 tokens on average; medians of 2 runs):
 
-    see the table in bench/embedding.py's docstring; the defaults below are its winner.
+    setup (all-MiniLM-L6-v2)                    passages/s  CPU ms/passage
+    in-process fp32, 2 threads, batch 32 (base)     43-45       44-46
+    in-process bf16, 2 threads, batch 32             90          22
+    in-process bf16, 2 threads, batch 16            100          20
+    in-process bf16, 1 thread,  batch 32             76          14
+    2 workers x 1 thread, bf16, batch 8              99          20
+    2 workers x 1 thread, bf16, batch 16         126-132         15-16
+    2 workers x 1 thread, bf16, batch 32            108          16
+    2 workers x 1 thread, bf16, batch 64             73          21
+    batch 16, default inter-op threads              120          16
+
+So: two single-threaded workers beat one process with two threads (OpenMP threads in one
+process stall on each other and on other jobs), and batches of 16 beat larger ones. The
+whole sample (14,605 passages, 2.40 M tokens) took 123 s end to end with 2 workers and
+batch 16, worker start-up and model load included (118 passages/s); 259 s with batch 32
+while other jobs held about one core. Set `embed_batch_size` to 16 for ingest.
+
+The in-process model runs torch with one thread (`query_threads`): a single query took
+12.8 ms p50 / 17.5 ms p95 that way on the busy box, against 76 / 492 ms with two threads.
 """
 
 from __future__ import annotations
@@ -101,7 +118,7 @@ class ParallelEmbedder:
         self,
         workers: int = 0,
         precision: Precision = "auto",
-        batch_size: int = 32,
+        batch_size: int = 16,
         threads_per_worker: int = 1,
         interop_threads: int | None = 1,
         batches_per_chunk: int = 4,

@@ -1,0 +1,1 @@
+"""Benchmarks: one command each (`python -m bench.NAME`), medians and ratios against a baseline."""

@@ -10,7 +10,7 @@
 (b) 200,000 passages re-combined (seeded) from real sentences of digital.gov and the State
     of the Union sample, with random dates (5% undated). Their vectors, and the query
     vectors, are RANDOM UNIT VECTORS: a scan costs the same whatever the values (only the
-    few hundred rows the bf16 step hands to exact re-scoring vary), so (b) measures speed,
+    few hundred rows the int8 step hands to exact re-scoring vary), so (b) measures speed,
     not quality.
 
 Each search returns k=10 from 40 candidates per engine; times are per query, excluding the
@@ -34,21 +34,19 @@ the process runs torch single-threaded, as the desk does after its first query e
     BM25 title boost, MRR@10 (title / summary queries): 0 -> 0.55 / 0.995,
     0.25 -> 0.83 / 0.995, 0.5 -> 0.90 / 0.993, 1.0 -> 0.98 / 0.986; 0.5 is the default.
 
-    (b) 200,000 passages, random vectors: build 9.5-14.8 s, open 48-69 ms, index 536 MB
-        (tantivy ~67 MB, float32 vectors 307 MB, bf16 copy 154 MB, ids 8 MB), peak RSS 2.0 GB
+    (b) 200,000 passages, random vectors: build 15.3 s, open 83 ms, index 461 MB
+        (tantivy ~67 MB, float32 vectors 307 MB, int8 copy 77 MB, ids 8 MB), peak RSS 1.6 GB
                       all: p50   p95   CPU  | 1930s window:   p50   p95
-    BM25 only (base)        3.46  7.26  3.49 |                 3.98  5.93
-    dense only             16.3  19.8  28.2  |                 2.95  3.38
-    hybrid (rrf)           21.2  27.5  33.0  |                10.5  13.3
-    hybrid (score)         17.9  22.9  25.7  |                 8.78 12.4
-    (an earlier run at load 1.8 with torch on two intra-op threads: dense 12.7, hybrid
-    rrf 17.6, hybrid score 16.2)
+    BM25 only (base)        4.26  8.51  4.26 |                 5.41  8.04
+    dense only              9.97 12.5  15.7  |                 3.38  3.69
+    hybrid (rrf)           14.7  18.8  20.8  |                10.5  13.3
+    hybrid (score)         13.1  17.9  18.9  |                10.4  13.2
 
-    Hybrid misses the 15 ms p50 target by 2-6 ms here. The dense scan is memory-bound
-    (this box streamed 12-19 GB/s over both cores: a float32 scan of 307 MB took 13-32 ms,
-    the bf16 first step 11-18 ms) and the two cores are all there is, so BM25 cannot hide
-    behind it. Long queries were the other half of the cost: stop words and terms beyond
-    the 12 rarest are dropped (BM25 for 46-word summaries at 200k: 44 ms -> 2.2 ms).
+    The dense scan is memory-bound (this box streamed 12-19 GB/s over both cores: a float32
+    scan of 307 MB took 13-32 ms, a bf16 copy 11-18 ms); the int8 first step with exact
+    re-scoring (vectors.py) brought dense to ~10 ms and hybrid under 15 ms. Long queries
+    were the other half of the cost: stop words and terms beyond the 12 rarest are dropped
+    (BM25 for 46-word summaries at 200k: 44 ms -> 2.2 ms).
 """
 
 from __future__ import annotations

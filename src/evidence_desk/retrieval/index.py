@@ -13,8 +13,8 @@ scratch directory, renames it to `gen-<generation>-<nonce>/`, and only then poin
   the caller rebuilds instead of serving a broken index.
 
 One writer at a time per directory (the caller serialises builds). A generation holds
-`meta.json`, `lexical/` (tantivy), `vectors.npy` (and, for large archives, its bf16 copy
-`vectors.bf16.npy`, see `vectors.py`), `days.npy` and `rows.json` (passage and document
+`meta.json`, `lexical/` (tantivy), `vectors.npy` (and, for large archives, its int8 copy
+`vectors.i8.npy`, see `vectors.py`), `days.npy` and `rows.json` (passage and document
 ids, document dates). Row i is the i-th passage given to `build`; the caller's
 passage store resolves text from the passage id.
 """
@@ -151,7 +151,7 @@ class HybridIndex:
         LexicalIndex.build(path / "lexical", rows.texts, rows.titles, days)
         save_matrix(path / "vectors.npy", rows.vectors)
         if len(rows.passage_ids) >= COARSE_MIN_ROWS:
-            save_coarse(path / "vectors.bf16.npy", rows.vectors)
+            save_coarse(path / "vectors.i8.npy", rows.vectors)
         np.save(path / "days.npy", days, allow_pickle=False)
         _write_json(
             path / "rows.json",
@@ -185,7 +185,7 @@ class HybridIndex:
                 return None
             days = np.load(path / "days.npy", allow_pickle=False)
             vectors = VectorStore.open(path / "vectors.npy", days.astype(np.int32, copy=False),
-                                       path / "vectors.bf16.npy")
+                                       path / "vectors.i8.npy")
             lexical = LexicalIndex.open(path / "lexical")
             if vectors.matrix.shape != (count, DIM) or lexical.num_docs != count:
                 return None

@@ -196,15 +196,15 @@ def test_rows_must_agree(tiny_rows: IndexRows) -> None:
                   vectors=tiny_rows.vectors)
 
 
-def test_large_index_search_through_bf16_copy_is_unchanged(
+def test_large_index_search_through_int8_copy_is_unchanged(
     tmp_path: Path, tiny_rows: IndexRows, embedder: MiniLMEmbedder,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     plain = HybridIndex.build(tmp_path / "plain", tiny_rows, generation=1)
     monkeypatch.setattr(index_module, "COARSE_MIN_ROWS", 1)
     large = HybridIndex.build(tmp_path / "large", tiny_rows, generation=1)
-    assert (large.path / "vectors.bf16.npy").exists()
-    assert not (plain.path / "vectors.bf16.npy").exists()
+    assert (large.path / "vectors.i8.npy").exists()
+    assert not (plain.path / "vectors.i8.npy").exists()
     q = "astronauts and the moon"
     vec = embedder.embed_query(q)
     for windows in ((), (SIXTIES, NOUGHTIES)):

@@ -21,9 +21,9 @@ from evidence_desk.textutil import sentence_spans
 
 SHARED_DATA = Path(os.environ.get("EVIDENCE_DESK_SHARED_DATA", "/work/shared/data"))
 DIGITALGOV = SHARED_DATA / "digitalgov-news" / "digitalgov_news.jsonl"
-BENCH_CACHE = Path(
-    os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-) / "evidence-desk" / "bench"
+BENCH_CACHE = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "evidence-desk" / "bench"
+)
 
 
 @dataclass(frozen=True)

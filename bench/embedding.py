@@ -60,8 +60,13 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "par2-b16": {"kind": "parallel", "precision": "bf16", "batch": 16, "workers": 2},
     "par2-b32": {"kind": "parallel", "precision": "bf16", "batch": 32, "workers": 2},
     "par2-b64": {"kind": "parallel", "precision": "bf16", "batch": 64, "workers": 2},
-    "par2-b16-interop": {"kind": "parallel", "precision": "bf16", "batch": 16, "workers": 2,
-                         "interop": None},
+    "par2-b16-interop": {
+        "kind": "parallel",
+        "precision": "bf16",
+        "batch": 16,
+        "workers": 2,
+        "interop": None,
+    },
 }
 BASELINE = "fp32"
 
@@ -100,12 +105,17 @@ def run_child(name: str, n: int, full: bool) -> dict[str, Any]:
     t0 = time.perf_counter()
     worker_pids: list[int] = []
     if spec["kind"] == "local":
-        emb: Any = MiniLMEmbedder(precision=spec["precision"], batch_size=spec["batch"],
-                                  threads=spec["threads"])
+        emb: Any = MiniLMEmbedder(
+            precision=spec["precision"], batch_size=spec["batch"], threads=spec["threads"]
+        )
     else:
-        emb = ParallelEmbedder(workers=spec["workers"], precision=spec["precision"],
-                               batch_size=spec["batch"], interop_threads=spec.get("interop", 1),
-                               min_parallel=1)
+        emb = ParallelEmbedder(
+            workers=spec["workers"],
+            precision=spec["precision"],
+            batch_size=spec["batch"],
+            interop_threads=spec.get("interop", 1),
+            min_parallel=1,
+        )
     tokens = sum(len(ids) for ids in MiniLMEmbedder().tokenize(texts))
     emb.embed(texts)
     cold = time.perf_counter() - t0
@@ -123,8 +133,13 @@ def run_child(name: str, n: int, full: bool) -> dict[str, Any]:
     if spec["kind"] == "parallel":
         emb.close()
     return {
-        "variant": name, "n": len(texts), "tokens": tokens, "cold_s": cold, "warm_s": warm,
-        "cpu_s": cpu, "load": load,
+        "variant": name,
+        "n": len(texts),
+        "tokens": tokens,
+        "cold_s": cold,
+        "warm_s": warm,
+        "cpu_s": cpu,
+        "load": load,
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
         "worker_rss_mb": worker_rss,
     }
@@ -143,14 +158,23 @@ def _row(name: str, runs: list[dict[str, Any]], base_rate: float) -> list[object
     n, tokens = runs[0]["n"], runs[0]["tokens"]
     rate = median([r["n"] / r["warm_s"] for r in runs])
     startup = median([max(r["cold_s"] - r["warm_s"], 0.0) for r in runs])
-    return [
-        name, n, rate, f"{rate / base_rate:.2f}x" if base_rate else "-",
-        median([r["tokens"] / r["warm_s"] for r in runs]),
-        median([r["cpu_s"] / n for r in runs]) * 1000.0,
-        startup, startup + FULL_SAMPLE / rate,
-        median([r["rss_mb"] for r in runs]), median([r["worker_rss_mb"] for r in runs]),
-        median([r["load"] for r in runs]),
-    ] if tokens else []
+    return (
+        [
+            name,
+            n,
+            rate,
+            f"{rate / base_rate:.2f}x" if base_rate else "-",
+            median([r["tokens"] / r["warm_s"] for r in runs]),
+            median([r["cpu_s"] / n for r in runs]) * 1000.0,
+            startup,
+            startup + FULL_SAMPLE / rate,
+            median([r["rss_mb"] for r in runs]),
+            median([r["worker_rss_mb"] for r in runs]),
+            median([r["load"] for r in runs]),
+        ]
+        if tokens
+        else []
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -160,8 +184,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smoke run: 96 passages")
     parser.add_argument("--repeat", type=int, default=1, help="runs per variant (median)")
     parser.add_argument("--variants", default="", help="comma-separated subset of variants")
-    parser.add_argument("--no-baseline", action="store_true",
-                        help=f"skip the {BASELINE} baseline (slow with --full)")
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help=f"skip the {BASELINE} baseline (slow with --full)",
+    )
     parser.add_argument("--child", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -177,16 +204,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     for _ in range(args.repeat):  # interleaved, so a busy spell hits every variant alike
         for name in names:
             runs[name].append(_spawn(name, n, args.full))
-            print(f"  {name}: {runs[name][-1]['n'] / runs[name][-1]['warm_s']:.1f} passages/s",
-                  file=sys.stderr)
+            print(
+                f"  {name}: {runs[name][-1]['n'] / runs[name][-1]['warm_s']:.1f} passages/s",
+                file=sys.stderr,
+            )
     base_runs = runs.get(BASELINE, [])
     base = median([r["n"] / r["warm_s"] for r in base_runs]) if base_runs else 0.0
     print_table(
-        ["variant", "passages", "passages/s", f"vs {BASELINE}", "tokens/s", "CPU ms/passage",
-         "start-up s", "full sample s (proj.)", "RSS MB", "worker RSS MB", "load avg"],
+        [
+            "variant",
+            "passages",
+            "passages/s",
+            f"vs {BASELINE}",
+            "tokens/s",
+            "CPU ms/passage",
+            "start-up s",
+            "full sample s (proj.)",
+            "RSS MB",
+            "worker RSS MB",
+            "load avg",
+        ],
         [_row(name, runs[name], base) for name in names],
         title=f"Embedding throughput, all-MiniLM-L6-v2, {os.cpu_count()} CPUs "
-              f"(baseline: in-process {BASELINE})",
+        f"(baseline: in-process {BASELINE})",
     )
     return 0
 

@@ -107,8 +107,11 @@ def _queries(n: int) -> list[Query]:
     recs = [r for r in digitalgov_records() if r.get("title") and r.get("summary")]
     picked = random.Random(7).sample(recs, min(n, len(recs)))
     return [
-        Query(str(r["title"] if i % 2 == 0 else r["summary"]), str(r["id"]),
-              "title" if i % 2 == 0 else "summary")
+        Query(
+            str(r["title"] if i % 2 == 0 else r["summary"]),
+            str(r["id"]),
+            "title" if i % 2 == 0 else "summary",
+        )
         for i, r in enumerate(picked)
     ]
 
@@ -134,18 +137,31 @@ def _rows(passages: Sequence[BenchPassage], vectors: np.ndarray) -> IndexRows:
     for p in passages:
         counts[p.doc_id] = counts.get(p.doc_id, -1) + 1
         pids.append(f"{p.doc_id}#{counts[p.doc_id]}")
-    return IndexRows(pids, [p.doc_id for p in passages], [p.text for p in passages],
-                     [p.title for p in passages], [p.date for p in passages], vectors)
+    return IndexRows(
+        pids,
+        [p.doc_id for p in passages],
+        [p.text for p in passages],
+        [p.title for p in passages],
+        [p.date for p in passages],
+        vectors,
+    )
 
 
-def _latency_rows(index: HybridIndex, queries: Sequence[Query], qvecs: np.ndarray,
-                  windows: Sequence[TimeWindow], label: str) -> list[list[object]]:
+def _latency_rows(
+    index: HybridIndex,
+    queries: Sequence[Query],
+    qvecs: np.ndarray,
+    windows: Sequence[TimeWindow],
+    label: str,
+) -> list[list[object]]:
     out: list[list[object]] = []
     base = 0.0
     for name, mode, fusion in MODES:
+
         def run(i: int, mode: str = mode, fusion: str = fusion) -> object:
-            return index.search(queries[i].text, qvecs[i], k=10, windows=windows,
-                                mode=mode, fusion=fusion)  # type: ignore[arg-type]
+            return index.search(
+                queries[i].text, qvecs[i], k=10, windows=windows, mode=mode, fusion=fusion
+            )  # type: ignore[arg-type]
 
         ms, cpu = timed_calls(run, len(queries))
         base = base or median(ms)
@@ -159,8 +175,10 @@ def _hit_at_10(index: HybridIndex, queries: Sequence[Query], qvecs: np.ndarray) 
         for _, mode, fusion in MODES:
             picked = [i for i, q in enumerate(queries) if q.kind == kind]
             hits = sum(
-                any(r.doc_id == queries[i].doc_id for r in index.search(
-                    queries[i].text, qvecs[i], k=10, mode=mode, fusion=fusion))  # type: ignore[arg-type]
+                any(
+                    r.doc_id == queries[i].doc_id
+                    for r in index.search(queries[i].text, qvecs[i], k=10, mode=mode, fusion=fusion)
+                )  # type: ignore[arg-type]
                 for i in picked
             )
             cells.append(hits / max(len(picked), 1))
@@ -185,8 +203,11 @@ def _title_boosts(passages: Sequence[BenchPassage], queries: Sequence[Query]) ->
                     rr.append(1.0 / (docs.index(q.doc_id) + 1) if q.doc_id in docs else 0.0)
                 row.append(float(np.mean(rr)) if rr else 0.0)
             rows.append(row)
-    print_table(["title boost", "MRR@10 title queries", "MRR@10 summary queries"], rows,
-                title="BM25 title weight on digital.gov (article of the query in the top 10)")
+    print_table(
+        ["title boost", "MRR@10 title queries", "MRR@10 summary queries"],
+        rows,
+        title="BM25 title weight on digital.gov (article of the query in the top 10)",
+    )
 
 
 def bench_archive(n_queries: int, limit: int | None) -> None:
@@ -207,14 +228,19 @@ def bench_archive(n_queries: int, limit: int | None) -> None:
         window = [TimeWindow(start="2015-01-01", end="2016-12-31", label="2015-2016")]
         rows = _latency_rows(index, queries, qvecs, (), "all")
         rows += _latency_rows(index, queries, qvecs, window, "window")
-        print_table(LATENCY_HEADERS, rows,
-                    title=f"(a) digital.gov: {len(passages):,} passages, real embeddings, "
-                          f"{len(queries)} queries; build {took[0]:.1f} s, index {size:.0f} MB; "
-                          f"query embedding p50 {median(q_ms):.1f} ms; {load_average()}")
+        print_table(
+            LATENCY_HEADERS,
+            rows,
+            title=f"(a) digital.gov: {len(passages):,} passages, real embeddings, "
+            f"{len(queries)} queries; build {took[0]:.1f} s, index {size:.0f} MB; "
+            f"query embedding p50 {median(q_ms):.1f} ms; {load_average()}",
+        )
         print_table(
             ["queries", *(f"{name}" for name, _, _ in MODES)],
-            [["title", *_hit_at_10(index, queries, qvecs)[:4]],
-             ["summary", *_hit_at_10(index, queries, qvecs)[4:]]],
+            [
+                ["title", *_hit_at_10(index, queries, qvecs)[:4]],
+                ["summary", *_hit_at_10(index, queries, qvecs)[4:]],
+            ],
             title="(a) share of queries whose own article is in the top 10",
         )
     _title_boosts(passages, queries)
@@ -238,8 +264,11 @@ def _synthetic(n: int, seed: int = 11) -> list[BenchPassage]:
             words += len(s.split())
         undated = rng.random() < 0.05
         date = None if undated else f"{rng.randint(1790, 2025)}-{rng.randint(1, 12):02d}-15"
-        out.append(BenchPassage(f"synthetic/{i // 10}", " ".join(parts),
-                                titles[rng.randrange(len(titles))], date))
+        out.append(
+            BenchPassage(
+                f"synthetic/{i // 10}", " ".join(parts), titles[rng.randrange(len(titles))], date
+            )
+        )
     return out
 
 
@@ -262,11 +291,14 @@ def bench_scale(n: int, n_queries: int) -> None:
         window = [TimeWindow(start="1930-01-01", end="1939-12-31", label="1930s")]
         rows = _latency_rows(reopened, queries, qvecs, (), "all")
         rows += _latency_rows(reopened, queries, qvecs, window, "window")
-        print_table(LATENCY_HEADERS, rows,
-                    title=f"(b) {n:,} passages (texts re-combined from real sentences in "
-                          f"{made[0]:.0f} s; RANDOM unit vectors), {len(queries)} queries; "
-                          f"build {took[0]:.1f} s, open {opened_in[0] * 1000:.0f} ms, "
-                          f"index {size:.0f} MB, peak RSS {peak_rss_mb():.0f} MB; {load_average()}")
+        print_table(
+            LATENCY_HEADERS,
+            rows,
+            title=f"(b) {n:,} passages (texts re-combined from real sentences in "
+            f"{made[0]:.0f} s; RANDOM unit vectors), {len(queries)} queries; "
+            f"build {took[0]:.1f} s, open {opened_in[0] * 1000:.0f} ms, "
+            f"index {size:.0f} MB, peak RSS {peak_rss_mb():.0f} MB; {load_average()}",
+        )
         del index
 
 

@@ -69,7 +69,9 @@ class Settings(BaseSettings):
 
     # --- chunking
     passage_words: int = Field(
-        120, description="Target passage length in words; passages end on sentence boundaries."
+        120,
+        description="Target passage length in words; passages end on sentence boundaries. "
+        "Applies to documents ingested or changed afterwards.",
     )
     passage_max_words: int = Field(
         220, description="Hard cap on passage length; a longer sentence is split at white space."
@@ -91,9 +93,9 @@ class Settings(BaseSettings):
     )
     rare_term_max_df: float = Field(
         0.001,
-        description="A question term found in at most this fraction of passages (a name, a "
-        "place, a specific event) must appear in some selected passage, or the run is outside "
-        "coverage (docs/calibration.md).",
+        description="A word the question capitalises (a name, a place, an event) that at most "
+        "this fraction of passages contain must appear in some selected passage, or the run "
+        "is outside coverage (docs/calibration.md).",
     )
 
     # --- selection and answer

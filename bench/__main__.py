@@ -1,0 +1,59 @@
+"""Every benchmark in one command: `python -m bench` (or `make bench`).
+
+Runs, in order, each in its own process so one's memory and threads do not colour the next:
+embedding throughput, ingest (sample and digital.gov, cold), retrieval latency (digital.gov
+size and 200,000 passages), warm `ask` latency, the evaluation set under both fusions, the
+coverage-floor calibration, and the auditor on WiCE. Benchmarks that need the shared data
+folder say so and skip. `--quick` runs the smoke variants where a bench has one.
+
+The sample archive is ingested once into a temporary data dir for the benches that need it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def _run(module: str, *args: str) -> int:
+    print(f"\n## python -m bench.{module} {' '.join(args)}".rstrip(), flush=True)
+    return subprocess.call([sys.executable, "-m", f"bench.{module}", *args])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    quick = ["--quick"] if args.quick else []
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "sample"
+        failures += _run("embedding", *quick) != 0
+        if not args.quick:
+            failures += _run("ingest") != 0
+        failures += _run("retrieval", *quick) != 0
+        subprocess.check_call(
+            [
+                sys.executable,
+                "-m",
+                "evidence_desk",
+                "--data-dir",
+                str(home),
+                "ingest",
+                "--sample",
+                "sotu",
+            ]
+        )
+        failures += _run("ask", "--home", str(home)) != 0
+        failures += _run("evaluation", "--home", str(home)) != 0
+        failures += _run("calibrate_coverage", "--sample-home", str(home)) != 0
+        failures += _run("wice") != 0
+    print(f"\n{failures} benchmark(s) failed" if failures else "\nall benchmarks ran")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

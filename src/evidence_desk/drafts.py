@@ -22,11 +22,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .agents.base import Auditor, ClaimToAudit
 from .archive.chunking import chunk
+from .runs.selection import source_of
 from .settings import Settings
 from .store.sqlite import ArchiveStore
 from .trust import gate
 from .trust.checks import EvidenceSource, check_draft
-from .types import Document, GatePolicy, ScoredPassage, Source
+from .types import Document, GatePolicy, Source
 
 
 class DraftFileError(ValueError):
@@ -97,22 +98,7 @@ def _sources(draft: DraftInput, docs: dict[str, Document], settings: Settings) -
         if doc is None:
             continue
         passages = chunk(doc, settings.passage_words, settings.passage_max_words)
-        out.append(
-            Source(
-                id=ds.id,
-                doc_id=doc.doc_id,
-                title=doc.title,
-                date=doc.date,
-                url=doc.url,
-                origin=doc.origin,
-                retrieved_at=now,
-                content_sha256=doc.content_sha256,
-                passages=tuple(
-                    ScoredPassage(id=p.id, text=p.text, start=p.start, end=p.end, score=0.0)
-                    for p in passages
-                ),
-            )
-        )
+        out.append(source_of(ds.id, doc, [(p, 0.0) for p in passages], now))
     return out
 
 

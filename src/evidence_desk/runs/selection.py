@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..types import Document, Hit, ScoredPassage, Source
+from ..types import Document, Hit, Passage, ScoredPassage, Source
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,29 @@ def _non_overlapping(hits: Sequence[Hit], limit: int) -> list[Hit]:
         if len(kept) == limit:
             break
     return kept
+
+
+def source_of(
+    source_id: str,
+    doc: Document,
+    passages: Sequence[tuple[Passage, float]],
+    retrieved_at: str,
+) -> Source:
+    """A numbered source: the document's metadata and the given (passage, score) pairs."""
+    return Source(
+        id=source_id,
+        doc_id=doc.doc_id,
+        title=doc.title,
+        date=doc.date,
+        url=doc.url,
+        origin=doc.origin,
+        retrieved_at=retrieved_at,
+        content_sha256=doc.content_sha256,
+        passages=tuple(
+            ScoredPassage(id=p.id, text=p.text, start=p.start, end=p.end, score=score)
+            for p, score in passages
+        ),
+    )
 
 
 def passages_per_source(bounds: SelectionBounds, n_sources: int) -> int:
@@ -86,26 +109,6 @@ def select_sources(
         doc = documents[doc_id]
         picked = _non_overlapping(all_hits[doc_id], limit)
         picked.sort(key=lambda h: h.passage.start)  # reading order inside a source
-        sources.append(
-            Source(
-                id=f"S{len(sources) + 1}",
-                doc_id=doc.doc_id,
-                title=doc.title,
-                date=doc.date,
-                url=doc.url,
-                origin=doc.origin,
-                retrieved_at=retrieved_at,
-                content_sha256=doc.content_sha256,
-                passages=tuple(
-                    ScoredPassage(
-                        id=h.passage.id,
-                        text=h.passage.text,
-                        start=h.passage.start,
-                        end=h.passage.end,
-                        score=round(h.score, 6),
-                    )
-                    for h in picked
-                ),
-            )
-        )
+        scored = [(h.passage, round(h.score, 6)) for h in picked]
+        sources.append(source_of(f"S{len(sources) + 1}", doc, scored, retrieved_at))
     return sources

@@ -86,11 +86,13 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], sample: str | None) -> N
         )
     for where, reason in summary.skipped:
         err.print(f"[yellow]skipped[/yellow] {escape(where)}: {escape(reason)}")
+    updated = f", metadata updated {summary.updated}" if summary.updated else ""
     err.print(
-        f"Added {summary.added}, replaced {summary.replaced}, unchanged {summary.unchanged}, "
-        f"skipped {len(summary.skipped)}. Archive: {desk.settings.home}"
+        f"Added {summary.added}, replaced {summary.replaced}, unchanged {summary.unchanged}"
+        f"{updated}, skipped {len(summary.skipped)}. Archive: {desk.settings.home}"
     )
-    if summary.added + summary.replaced + summary.unchanged == 0:
+    if summary.documents == 0:
+        err.print("[red]error:[/red] nothing was ingested.")
         sys.exit(1)
 
 

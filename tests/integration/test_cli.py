@@ -180,3 +180,19 @@ def test_python_dash_m_runs_the_cli() -> None:
     )
     for command in ("ingest", "ask", "check", "receipt", "eval", "status"):
         assert command in out.stdout
+
+
+def test_ingest_of_only_bad_files_fails_and_stores_nothing(
+    home: Path, embedding_cache: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "empty.txt").write_text("", encoding="utf-8")
+    (folder / "latin1.txt").write_bytes("caf\xe9 au lait".encode("latin-1"))
+    (folder / "table.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    before = cli(home, embedding_cache, "status").stdout
+    res = cli(home, embedding_cache, "ingest", str(folder))
+    assert res.exit_code == 1
+    assert res.stderr.count("\nskipped ") + res.stderr.startswith("skipped ") == 3
+    assert "skipped 3." in res.stderr and "nothing was ingested" in res.stderr
+    assert cli(home, embedding_cache, "status").stdout == before

@@ -108,12 +108,16 @@ def ask(ctx: click.Context, question: str, as_json: bool, deep: bool) -> None:
     """Answer QUESTION from the archive, with citations, sources and a signed receipt."""
     desk = _desk(ctx)
     result = desk.ask(question, mode="deep" if deep else "quick")
+    receipt = Receipt.model_validate(result.receipt)
     if as_json:
         click.echo(json.dumps(result.receipt, ensure_ascii=False, indent=2))
-        return
-    _print_answer(Receipt.model_validate(result.receipt))
-    if result.path is not None:
-        out.print(f"\nReceipt: {result.path}")
+    else:
+        _print_answer(receipt)
+        if result.path is not None:
+            out.print(f"\nReceipt: {result.path}")
+    if receipt.failure is not None:  # the run ended at a failed stage: say so, exit non-zero
+        err.print(f"[red]Error:[/] {escape(receipt.failure.reason)}")
+        sys.exit(1)
 
 
 _DECISION_STYLE = {
@@ -219,6 +223,41 @@ def eval_(ctx: click.Context, questions: Path | None, sample: str | None, as_jso
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
     else:
         render_report(report, out)
+
+
+# --------------------------------------------------------------------------- doctor
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--timeout", default=5.0, show_default=True, help="Seconds per endpoint check.")
+@click.pass_context
+def doctor(ctx: click.Context, as_json: bool, timeout: float) -> None:
+    """Check each agent role's provider, key, endpoint and price; say what is missing."""
+    report = _desk(ctx).doctor(timeout)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        for r in report.roles:
+            mark = "[green]ready[/]" if r.ready else "[red]not ready[/]"
+            out.print(f"[bold]{r.role}[/]: {escape(r.engine or r.setting)} — {mark}")
+            for label, value in (
+                ("endpoint", r.endpoint),
+                ("key", r.key),
+                ("reachable", r.reachable),
+                ("price", r.price),
+            ):
+                if value:
+                    out.print(f"  {label:>9}: {escape(value)}")
+        problems = report.all_problems()
+        if problems:
+            out.print("\nMissing or wrong:")
+            for p in problems:
+                out.print(f"  - {escape(p)}")
+        else:
+            out.print("\nEvery role is ready.")
+    if not report.ready:
+        sys.exit(1)
 
 
 # --------------------------------------------------------------------------- status

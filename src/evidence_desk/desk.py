@@ -17,8 +17,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .agents.base import Answerer, Auditor, Planner
-from .agents.registry import resolve_answerer, resolve_auditor, resolve_planner
+from .agents.doctor import DoctorReport, diagnose
+from .agents.registry import ROLES, Agents
+from .agents.registry import resolve as resolve_agents
 from .archive.ingest import IngestError, IngestProgress, IngestSummary, ingest
 from .archive.loaders import iter_documents
 from .archive.results import LoadResult
@@ -97,27 +98,25 @@ class Desk:
         )
 
     @cached_property
-    def agents(self) -> tuple[Planner, Answerer, Auditor]:
-        s = self.settings
+    def agents(self) -> Agents:
+        """The planner, answerer and auditor on the engines the settings name."""
         try:
-            return (
-                resolve_planner(s.planner),
-                resolve_answerer(s.answerer, embedder=self.embedder),
-                resolve_auditor(s.auditor, embedder=self.embedder),
-            )
+            return resolve_agents(self.settings, self.embedder)
         except ValueError as exc:
             raise DeskError(str(exc)) from exc
 
     @cached_property
     def pipeline(self) -> Pipeline:
-        planner, answerer, auditor = self.agents
+        agents = self.agents
         s = self.settings
         config = PipelineConfig(
             policy=self.policy,
             bounds=SelectionBounds(s.max_sources, s.passages_per_source),
             rare_term_max_df=s.rare_term_max_df,
+            max_model_calls=s.max_model_calls,
+            max_model_tokens=s.max_model_tokens,
         )
-        return Pipeline(self.archive, planner, answerer, auditor, config)
+        return Pipeline(self.archive, agents.planner, agents.answerer, agents.auditor, config)
 
     # ------------------------------------------------------------------ ingest
 
@@ -225,8 +224,7 @@ class Desk:
         except DraftFileError as exc:
             raise DeskError(str(exc)) from exc
         self._require_archive()
-        _, _, auditor = self.agents
-        return check_drafts(drafts, self.store, auditor, self.policy, self.settings)
+        return check_drafts(drafts, self.store, self.agents.auditor, self.policy, self.settings)
 
     # ------------------------------------------------------------------ receipts
 
@@ -289,6 +287,12 @@ class Desk:
 
         return evaluate(questions, self.run, text_of)
 
+    # ------------------------------------------------------------------ doctor
+
+    def doctor(self, timeout: float = 5.0) -> DoctorReport:
+        """Each role's engine, key presence, endpoint and price, and what is missing."""
+        return diagnose(self.settings, timeout)
+
     # ------------------------------------------------------------------ status
 
     def status(self) -> dict[str, Any]:
@@ -305,5 +309,5 @@ class Desk:
         info["receipts"] = sum(1 for _ in self.store.iter_receipts())
         if s.key_path.exists():
             info["signing key"] = key_id_for(raw_public_key(self.key))
-        info["engines"] = f"planner={s.planner} answerer={s.answerer} auditor={s.auditor}"
+        info["engines"] = " ".join(f"{r}={s.engine_name(r)}" for r in ROLES)
         return info

@@ -2,7 +2,7 @@
 
 A draft is `{"question", "answer", "sources": [{"id": "S1", "doc_id": "..."}]}`; a file
 holds one JSON draft or a JSONL file of drafts. Each draft goes through the same
-deterministic checks, the same offline auditor and the same gate as the desk's own answers,
+deterministic checks, the same auditor and the same gate as the desk's own answers,
 against the archive's stored text. Two differences, by necessity: there is no retrieval, so
 coverage is not evaluated; and there are no selected passages, so each cited document's
 whole stored text counts as its passage (a number must appear somewhere in the document).
@@ -20,14 +20,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .agents.base import Auditor, ClaimToAudit
+from .agents.base import AgentFailure, Auditor, ClaimToAudit, RunBudget
 from .archive.chunking import chunk
 from .runs.selection import source_of
 from .settings import Settings
 from .store.sqlite import ArchiveStore
 from .trust import gate
 from .trust.checks import EvidenceSource, check_draft
-from .types import Document, GatePolicy, Source
+from .types import ClaimAudit, Document, GatePolicy, Source, Verdict
 
 
 class DraftFileError(ValueError):
@@ -122,10 +122,18 @@ def check_one(
         for s in sources
     }
     checked = check_draft(draft.answer, evidence)
-    audits = auditor.audit(
-        draft.question, [ClaimToAudit(c.text, c.citations) for c in checked], sources
-    )
+    budget = RunBudget(settings.max_model_calls, settings.max_model_tokens)
+    failure: str | None = None
+    try:
+        audits = auditor.audit(
+            draft.question, [ClaimToAudit(c.text, c.citations) for c in checked], sources, budget
+        ).value
+    except AgentFailure as exc:  # no verdict: every claim unsupported, so the gate holds
+        failure = exc.reason
+        audits = [ClaimAudit(verdict=Verdict.UNSUPPORTED, rationale=exc.reason) for _ in checked]
     claims, outcome = gate.decide(checked, audits, None, policy)
+    if failure is not None:
+        outcome = outcome.model_copy(update={"reason": f"{failure} Nothing was published."})
     return {
         "question": draft.question,
         "decision": outcome.decision.value,
@@ -138,6 +146,7 @@ def check_one(
         ],
         "policy": policy.model_dump(mode="json"),
         "auditor": auditor.engine_id,
+        "failure": failure,
     }
 
 

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -45,12 +45,63 @@ class Settings(BaseSettings):
     def _empty_disables_cache(cls, value: object) -> object:
         return None if value is None or (isinstance(value, str) and not value.strip()) else value
 
-    # --- engines (back-ends by name)
-    planner: str = Field("offline", description="Planner engine: `offline` (rule-based).")
-    answerer: str = Field("offline", description="Answerer engine: `offline` (extractive).")
-    auditor: str = Field(
-        "offline", description="Auditor engine: `offline` (lexical + embedding + numbers)."
+    # --- engines and model providers (docs/providers.md)
+    model: str = Field(
+        "offline",
+        description="Engine for every agent role: `offline` (built in, no key), "
+        "`openai:<model>`, `openai-responses:<model>`, `anthropic:<model>`, `ollama:<model>` "
+        "or `openai-compatible:<model>`; a base URL may follow the model after `@`.",
     )
+    planner: str = Field("", description="Planner engine; empty uses `model`.")
+    answerer: str = Field("", description="Answerer engine; empty uses `model`.")
+    auditor: str = Field("", description="Auditor engine; empty uses `model`.")
+    base_url: str = Field(
+        "",
+        description="Base URL of the server for `ollama:` (default http://127.0.0.1:11434/v1) "
+        "and `openai-compatible:` engines. OpenAI and Anthropic read OPENAI_BASE_URL and "
+        "ANTHROPIC_BASE_URL.",
+    )
+    api_key: SecretStr | None = Field(
+        None,
+        description="Key for `ollama:` and `openai-compatible:` servers that want one. "
+        "OpenAI and Anthropic use OPENAI_API_KEY and ANTHROPIC_API_KEY.",
+    )
+    model_timeout: float = Field(60.0, description="Seconds one model request may take.")
+    model_attempts: int = Field(
+        3, description="Tries per role call on 429, 5xx, timeouts and connection errors."
+    )
+    model_backoff: float = Field(
+        1.0, description="Seconds before the second try; doubles for each further try."
+    )
+    model_max_wait: float = Field(
+        30.0,
+        description="Longest wait between tries; a 429 asking for longer fails the stage.",
+    )
+    model_output_retries: int = Field(
+        1,
+        description="Times a model whose output is malformed or breaks the schema is asked "
+        "again, with the error, before the stage fails.",
+    )
+    model_max_output_tokens: int = Field(2048, description="Output tokens per model request.")
+    max_model_calls: int = Field(12, description="Model requests one run may make, in all.")
+    max_model_tokens: int = Field(
+        90_000, description="Input plus output tokens one run may use, in all."
+    )
+    prices_file: Path | None = Field(
+        None,
+        description="JSON price table (USD per million tokens) whose entries replace or add "
+        "to the packaged one, for the estimated spend in receipts.",
+    )
+
+    @field_validator("prices_file", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    def engine_name(self, role: str) -> str:
+        """The engine name for `role` (planner, answerer, auditor): its own, else `model`."""
+        own: str = getattr(self, role)
+        return own.strip() or self.model
 
     # --- embedding
     embed_precision: Literal["auto", "fp32", "bf16"] = Field(

@@ -194,6 +194,11 @@ class ClaimChecks(Frozen):
     numbers_dates: bool
     unknown_citations: tuple[str, ...] = ()
     unmatched_numbers: tuple[str, ...] = ()
+    model_directed_sources: tuple[str, ...] = Field(
+        (),
+        description="Cited sources whose selected passages contain text aimed at a model "
+        "(`trust/screen.py`): a sign of prompt injection.",
+    )
 
     @property
     def passed(self) -> bool:
@@ -202,6 +207,7 @@ class ClaimChecks(Frozen):
             and self.citations_exist
             and self.quotes_verbatim
             and self.numbers_dates
+            and not self.model_directed_sources
         )
 
 
@@ -231,12 +237,28 @@ class GateOutcome(Frozen):
 
 
 class StageRecord(Frozen):
+    """One stage of a run: when it started, how long it took, and what models it used."""
+
     name: str
     started_at: str
     latency_ms: float
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    engine: str | None = Field(
+        None, description="Provider and model id of the agent that ran in this stage."
+    )
+    estimated_spend_usd: float | None = Field(
+        0.0, description="From the price table; None when the model has no price."
+    )
+    error: str | None = Field(None, description="Why the stage failed, when it did.")
+
+
+class StageFailure(Frozen):
+    """A stage that could not finish: the run ended there, and nothing was published."""
+
+    stage: str
+    reason: str
 
 
 class GatePolicy(Frozen):
@@ -265,6 +287,9 @@ class Usage(Frozen):
     output_tokens: int = 0
     active_seconds: float = 0.0
     estimated_spend_usd: float = 0.0
+    unpriced_engines: tuple[str, ...] = Field(
+        (), description="Engines with no price-table entry; their spend is not in the estimate."
+    )
 
 
 class Integrity(Frozen):
@@ -300,6 +325,7 @@ class Receipt(BaseModel):
     coverage: Coverage | None = None
     stages: list[StageRecord]
     usage: Usage
+    failure: StageFailure | None = None
     integrity: Integrity | None = None
 
 

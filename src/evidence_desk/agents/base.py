@@ -1,17 +1,25 @@
 """The three agent roles as interfaces: planner, answerer, auditor.
 
-The offline engine implements them today; model providers implement the same interfaces
-later. Agents advise: a plan, a draft and per-claim verdicts. Whatever they return, the
-deterministic checks and the gate in `trust/` decide what is published.
+Every role is a Pydantic AI agent with a typed output (`roles.py`); the model behind it is
+the offline engine or a provider's (`providers.py`). Agents advise: a plan, a draft and
+per-claim verdicts, each returned as `Advice` with the model usage it cost. Whatever they
+return, the deterministic checks and the gate in `trust/` decide what is published.
+
+A role that cannot produce advice (the provider kept failing, the output never matched
+its schema, the run's budget ran out) raises `AgentFailure`; the run then ends without
+publishing. There is no fallback to an unchecked answer.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from ..types import ClaimAudit, Draft, Plan, Source, TimeWindow
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -35,12 +43,78 @@ class ClaimToAudit:
     citations: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ModelUsage:
+    """What one role's work cost: model requests, tokens and the estimated spend.
+
+    `spend_usd` is None when the model has no entry in the price table.
+    """
+
+    engine: str
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    spend_usd: float | None = 0.0
+
+    def __add__(self, other: ModelUsage) -> ModelUsage:
+        spend = (
+            None
+            if self.spend_usd is None or other.spend_usd is None
+            else self.spend_usd + other.spend_usd
+        )
+        return ModelUsage(
+            engine=self.engine,
+            calls=self.calls + other.calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            spend_usd=spend,
+        )
+
+
+@dataclass(frozen=True)
+class Advice(Generic[T]):
+    """A role's output and what producing it cost."""
+
+    value: T
+    usage: ModelUsage
+
+
+class AgentFailure(Exception):
+    """A role gave up: `reason` is one sentence a reader can understand."""
+
+    def __init__(self, role: str, reason: str, usage: ModelUsage) -> None:
+        super().__init__(reason)
+        self.role = role
+        self.reason = reason
+        self.usage = usage
+
+
+class RunBudget:
+    """The model calls and tokens one run may spend across all roles (thread-safe)."""
+
+    def __init__(self, max_calls: int, max_tokens: int) -> None:
+        self.max_calls = max_calls
+        self.max_tokens = max_tokens
+        self.calls = 0
+        self.tokens = 0
+        self._lock = threading.Lock()
+
+    def remaining(self) -> tuple[int, int]:
+        with self._lock:
+            return max(self.max_calls - self.calls, 0), max(self.max_tokens - self.tokens, 0)
+
+    def charge(self, calls: int, tokens: int) -> None:
+        with self._lock:
+            self.calls += calls
+            self.tokens += tokens
+
+
 class Planner(Protocol):
     """Turns a question into sub-questions, time windows and at most 3 queries."""
 
     engine_id: str
 
-    def plan(self, question: str, profile: ArchiveProfile) -> Plan: ...
+    def plan(self, question: str, profile: ArchiveProfile, budget: RunBudget) -> Advice[Plan]: ...
 
 
 class Answerer(Protocol):
@@ -48,7 +122,9 @@ class Answerer(Protocol):
 
     engine_id: str
 
-    def answer(self, question: str, plan: Plan, sources: Sequence[Source]) -> Draft: ...
+    def answer(
+        self, question: str, plan: Plan, sources: Sequence[Source], budget: RunBudget
+    ) -> Advice[Draft]: ...
 
 
 class Auditor(Protocol):
@@ -57,5 +133,9 @@ class Auditor(Protocol):
     engine_id: str
 
     def audit(
-        self, question: str, claims: Sequence[ClaimToAudit], sources: Sequence[Source]
-    ) -> list[ClaimAudit]: ...
+        self,
+        question: str,
+        claims: Sequence[ClaimToAudit],
+        sources: Sequence[Source],
+        budget: RunBudget,
+    ) -> Advice[list[ClaimAudit]]: ...

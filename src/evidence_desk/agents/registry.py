@@ -1,46 +1,82 @@
-"""Agent engines by name: the one place a settings string becomes a planner, answerer or auditor.
+"""Settings → the three agent roles, each on the engine its setting names.
 
-`offline` is the built-in engine. Model providers ("openai:gpt-4.1-mini",
-"anthropic:...", an OpenAI-compatible server) will resolve here too, with lazy imports; a
-name this build cannot serve fails with one sentence that says what to use instead.
+Every role is the same Pydantic AI agent code (`roles.py`); this module only picks the model
+behind it: the offline engine's `FunctionModel` (one per embedder, shared by the roles) or a
+provider's model (`providers.py`). A name this build cannot serve, a missing key or a missing
+SDK fails here, before any work, with one sentence that says what to do.
 
-The offline answerer and auditor resolved with the same embedder share one in-memory
-embedding cache, so a sentence the answerer embedded is free for the auditor.
+The offline answerer and auditor share one in-memory embedding cache, so a sentence the
+answerer embedded is free for the auditor.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
+from dataclasses import dataclass
+
+from pydantic_ai.models import Model
 
 from ..retrieval.embedder import Embedder
-from .base import Answerer, Auditor, Planner
+from ..settings import Settings
+from .calls import CallPolicy
+from .offline.embedcache import CachedEmbedder
+from .offline.model import OfflineEngine
+from .prices import PriceFileError, PriceTable
+from .providers import (
+    OFFLINE,
+    EngineSpec,
+    ProviderSetupError,
+    UnknownEngineError,
+    api_key,
+    build_model,
+    parse_engine,
+    require_key,
+)
+from .roles import AgentAnswerer, AgentAuditor, AgentPlanner
 
-OFFLINE = "offline"
-_caches: weakref.WeakKeyDictionary[object, object] = weakref.WeakKeyDictionary()
+ROLES = ("planner", "answerer", "auditor")
+_engines: weakref.WeakKeyDictionary[object, OfflineEngine] = weakref.WeakKeyDictionary()
+_caches: weakref.WeakKeyDictionary[object, CachedEmbedder] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
-
-class UnknownEngineError(ValueError):
-    """An engine name in settings that this build cannot serve."""
-
-
-def _check(name: str, role: str) -> None:
-    if name.strip().lower() == OFFLINE:
-        return
-    provider = name.split(":", 1)[0].strip().lower()
-    if provider in ("openai", "anthropic", "ollama", "vllm", "openai-compatible"):
-        raise UnknownEngineError(
-            f"The {role} engine '{name}' needs a model provider, which this build does not "
-            f"include yet; set the {role} to 'offline'."
-        )
-    raise UnknownEngineError(f"Unknown {role} engine '{name}'; the available engine is 'offline'.")
+__all__ = [
+    "ROLES",
+    "Agents",
+    "UnknownEngineError",
+    "call_policy",
+    "offline_engine",
+    "resolve",
+    "role_specs",
+    "shared_cache",
+]
 
 
-def shared_cache(embedder: Embedder) -> Embedder:
-    """One `CachedEmbedder` per embedder object (the cache itself is returned unchanged)."""
-    from .offline.embedcache import CachedEmbedder
+@dataclass(frozen=True)
+class Agents:
+    planner: AgentPlanner
+    answerer: AgentAnswerer
+    auditor: AgentAuditor
 
+
+def role_specs(settings: Settings) -> dict[str, EngineSpec]:
+    """The parsed engine of each role; `UnknownEngineError` names the bad setting."""
+    return {r: parse_engine(settings.engine_name(r), r, settings.base_url) for r in ROLES}
+
+
+def call_policy(settings: Settings) -> CallPolicy:
+    return CallPolicy(
+        timeout=settings.model_timeout,
+        attempts=max(settings.model_attempts, 1),
+        backoff=max(settings.model_backoff, 0.0),
+        max_wait=max(settings.model_max_wait, 0.0),
+        output_retries=max(settings.model_output_retries, 0),
+        max_output_tokens=settings.model_max_output_tokens,
+    )
+
+
+def shared_cache(embedder: Embedder) -> CachedEmbedder:
+    """One `CachedEmbedder` per embedder object (a cache itself is returned unchanged)."""
     if isinstance(embedder, CachedEmbedder):
         return embedder
     with _lock:
@@ -48,29 +84,39 @@ def shared_cache(embedder: Embedder) -> Embedder:
         if cached is None:
             cached = CachedEmbedder(embedder)
             _caches[embedder] = cached
-    assert isinstance(cached, CachedEmbedder)
     return cached
 
 
-def resolve_planner(name: str) -> Planner:
-    """The planner engine called `name` (settings.planner)."""
-    _check(name, "planner")
-    from .offline.planner import OfflinePlanner
-
-    return OfflinePlanner()
-
-
-def resolve_answerer(name: str, embedder: Embedder) -> Answerer:
-    """The answerer engine called `name` (settings.answerer); `embedder` scores sentences."""
-    _check(name, "answerer")
-    from .offline.answerer import OfflineAnswerer
-
-    return OfflineAnswerer(shared_cache(embedder))
+def offline_engine(embedder: Embedder) -> OfflineEngine:
+    """One offline engine per embedder object; its answerer and auditor share a cache."""
+    with _lock:
+        engine = _engines.get(embedder)
+    if engine is None:
+        engine = OfflineEngine(shared_cache(embedder))
+        with _lock:
+            engine = _engines.setdefault(embedder, engine)
+    return engine
 
 
-def resolve_auditor(name: str, embedder: Embedder) -> Auditor:
-    """The auditor engine called `name` (settings.auditor), with the packaged calibration."""
-    _check(name, "auditor")
-    from .offline.auditor import OfflineAuditor
-
-    return OfflineAuditor(shared_cache(embedder))
+def resolve(settings: Settings, embedder: Embedder) -> Agents:
+    """The three roles for `settings`. Raises `ValueError` subclasses with one sentence."""
+    specs = role_specs(settings)
+    key = settings.api_key.get_secret_value() if settings.api_key else None
+    for role, spec in specs.items():
+        require_key(spec, role, key)
+    try:
+        prices = PriceTable.load(settings.prices_file)
+    except PriceFileError as exc:
+        raise ProviderSetupError(str(exc)) from None
+    policy = call_policy(settings)
+    models: dict[str, Model] = {}
+    for role, spec in specs.items():
+        if spec.provider == OFFLINE:
+            models[role] = offline_engine(embedder).model()
+        else:
+            models[role] = build_model(spec, api_key(spec, key))
+    return Agents(
+        planner=AgentPlanner(specs["planner"].id, models["planner"], policy, prices),
+        answerer=AgentAnswerer(specs["answerer"].id, models["answerer"], policy, prices),
+        auditor=AgentAuditor(specs["auditor"].id, models["auditor"], policy, prices),
+    )

@@ -40,9 +40,7 @@ class Embedder(Protocol):
     model_id: str
     dim: int
 
-    def embed(
-        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
-    ) -> Vectors:
+    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Vectors:
         """Embed many texts, shape (len(texts), dim). `progress(n)` is called as n more finish."""
         ...
 
@@ -139,9 +137,7 @@ class MiniLMEmbedder:
             out.extend(np.asarray(e.ids, dtype=np.int32) for e in encodings)
         return out
 
-    def embed(
-        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
-    ) -> Vectors:
+    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Vectors:
         return self.embed_token_ids(self.tokenize(texts), progress)
 
     def embed_token_ids(

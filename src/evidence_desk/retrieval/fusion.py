@@ -76,8 +76,11 @@ def rrf(
     if len(w) != len(rankings) or any(x < 0 for x in w):
         raise ValueError("RRF needs one non-negative weight per ranking.")
     fused = [
-        Fused(key, sum(wi / (k + r) for wi, r in zip(w, ranks, strict=True) if r is not None),
-              tuple(ranks))
+        Fused(
+            key,
+            sum(wi / (k + r) for wi, r in zip(w, ranks, strict=True) if r is not None),
+            tuple(ranks),
+        )
         for key, ranks in _ranks(rankings).items()
     ]
     return _ordered(fused)

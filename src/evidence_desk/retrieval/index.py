@@ -108,8 +108,14 @@ def _fsync_dir(path: Path) -> None:
 class HybridIndex:
     """An opened generation of the hybrid index (read-only, thread-safe searches)."""
 
-    def __init__(self, path: Path, meta: dict[str, Any], lexical: LexicalIndex,
-                 vectors: VectorStore, rows: dict[str, list[Any]]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        meta: dict[str, Any],
+        lexical: LexicalIndex,
+        vectors: VectorStore,
+        rows: dict[str, list[Any]],
+    ) -> None:
         self.path = path
         self.meta = meta
         self.lexical = lexical
@@ -155,18 +161,24 @@ class HybridIndex:
         np.save(path / "days.npy", days, allow_pickle=False)
         _write_json(
             path / "rows.json",
-            {"passage_ids": list(rows.passage_ids), "doc_ids": list(rows.doc_ids),
-             "dates": list(rows.dates)},
+            {
+                "passage_ids": list(rows.passage_ids),
+                "doc_ids": list(rows.doc_ids),
+                "dates": list(rows.dates),
+            },
         )
         # meta.json last: its presence with matching counts marks a complete generation.
-        _write_json(path / "meta.json", {
-            "format": FORMAT,
-            "generation": generation,
-            "count": len(rows.passage_ids),
-            "model_id": MODEL_ID,
-            "dim": DIM,
-            "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        })
+        _write_json(
+            path / "meta.json",
+            {
+                "format": FORMAT,
+                "generation": generation,
+                "count": len(rows.passage_ids),
+                "model_id": MODEL_ID,
+                "dim": DIM,
+                "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            },
+        )
 
     @classmethod
     def open(cls, directory: Path) -> HybridIndex | None:
@@ -184,8 +196,9 @@ class HybridIndex:
             if any(len(rows.get(k, ())) != count for k in ("passage_ids", "doc_ids", "dates")):
                 return None
             days = np.load(path / "days.npy", allow_pickle=False)
-            vectors = VectorStore.open(path / "vectors.npy", days.astype(np.int32, copy=False),
-                                       path / "vectors.i8.npy")
+            vectors = VectorStore.open(
+                path / "vectors.npy", days.astype(np.int32, copy=False), path / "vectors.i8.npy"
+            )
             lexical = LexicalIndex.open(path / "lexical")
             if vectors.matrix.shape != (count, DIM) or lexical.num_docs != count:
                 return None
@@ -248,22 +261,31 @@ class HybridIndex:
         lex = self.lexical.search(query, depth, ranges) if mode != "dense" else []
         dense = (
             self.vectors.search(query_vec, depth, ranges)
-            if mode != "lexical" and query_vec is not None else []
+            if mode != "lexical" and query_vec is not None
+            else []
         )
         exact: dict[int, float] = {}
         if query_vec is not None:
             listed = {r for r, _ in dense}
             missing = [r for r, _ in lex if r not in listed]
-            exact = dict(zip(missing, self.vectors.scores(query_vec, missing).tolist(),
-                             strict=True))
+            exact = dict(
+                zip(missing, self.vectors.scores(query_vec, missing).tolist(), strict=True)
+            )
             exact.update(dense)
         fused = self._fuse(lex, dense, exact, mode, fusion, rrf_k, lexical_weight, dense_weight)
         return [self._ranked(f, lex, exact) for f in fused[:k]]
 
     @staticmethod
-    def _fuse(lex: list[tuple[int, float]], dense: list[tuple[int, float]],
-              exact: dict[int, float], mode: Mode, fusion: Fusion, rrf_k: int,
-              lexical_weight: float, dense_weight: float) -> list[Fused[int]]:
+    def _fuse(
+        lex: list[tuple[int, float]],
+        dense: list[tuple[int, float]],
+        exact: dict[int, float],
+        mode: Mode,
+        fusion: Fusion,
+        rrf_k: int,
+        lexical_weight: float,
+        dense_weight: float,
+    ) -> list[Fused[int]]:
         if fusion == "rrf":
             return rrf([[r for r, _ in lex], [r for r, _ in dense]], k=rrf_k)
         if fusion != "score":
@@ -272,11 +294,13 @@ class HybridIndex:
             lexical_weight, dense_weight = 1.0, 0.0
         elif mode == "dense":
             lexical_weight, dense_weight = 0.0, 1.0
-        return score_fusion(lex, dense, lexical_weight=lexical_weight,
-                            dense_weight=dense_weight, dense_known=exact)
+        return score_fusion(
+            lex, dense, lexical_weight=lexical_weight, dense_weight=dense_weight, dense_known=exact
+        )
 
-    def _ranked(self, f: Fused[int], lex: list[tuple[int, float]],
-                exact: dict[int, float]) -> RankedPassage:
+    def _ranked(
+        self, f: Fused[int], lex: list[tuple[int, float]], exact: dict[int, float]
+    ) -> RankedPassage:
         row = f.key
         lex_rank, dense_rank = f.ranks
         return RankedPassage(

@@ -174,8 +174,7 @@ class LexicalIndex:
         unique_stems = list(dict.fromkeys(stems.values()))
         if len(unique_stems) <= limit:
             return sanitized
-        order = sorted(range(len(unique_stems)),
-                       key=lambda i: (self.doc_freq(unique_stems[i]), i))
+        order = sorted(range(len(unique_stems)), key=lambda i: (self.doc_freq(unique_stems[i]), i))
         keep = {unique_stems[i] for i in order[:limit]}
         parts[::2] = [
             " " + " ".join(w for w in part.split() if stems[w] in keep) + " " for part in parts[::2]
@@ -186,9 +185,7 @@ class LexicalIndex:
         clauses = [
             (
                 tantivy.Occur.Should,
-                tantivy.Query.range_query(
-                    self._schema, "day", tantivy.FieldType.Integer, lo, hi
-                ),
+                tantivy.Query.range_query(self._schema, "day", tantivy.FieldType.Integer, lo, hi),
             )
             for lo, hi in ranges
         ]

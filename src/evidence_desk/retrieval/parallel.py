@@ -158,9 +158,7 @@ class ParallelEmbedder:
 
     # ------------------------------------------------------------------ Embedder protocol
 
-    def embed(
-        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
-    ) -> Vectors:
+    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Vectors:
         if self.workers <= 1 or len(texts) < self._min_parallel:
             return self._local.embed(texts, progress)
         ids = self._local.tokenize(texts)

@@ -127,8 +127,9 @@ class VectorStore:
         self._coarse: Any = None  # the torch int8 view, made on first use
 
     @classmethod
-    def open(cls, matrix_path: Path, days: npt.NDArray[np.int32],
-             coarse_path: Path | None = None) -> VectorStore:
+    def open(
+        cls, matrix_path: Path, days: npt.NDArray[np.int32], coarse_path: Path | None = None
+    ) -> VectorStore:
         matrix = np.load(matrix_path, mmap_mode="r", allow_pickle=False)
         if matrix.dtype != np.float32:
             raise ValueError(f"{matrix_path} does not hold float32 vectors.")

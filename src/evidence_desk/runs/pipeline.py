@@ -16,12 +16,22 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
-from ..agents.base import Answerer, ArchiveProfile, Auditor, ClaimToAudit, Planner
+from ..agents.base import (
+    AgentFailure,
+    Answerer,
+    ArchiveProfile,
+    Auditor,
+    ClaimToAudit,
+    ModelUsage,
+    Planner,
+    RunBudget,
+)
 from ..retrieval.coverage import ArchiveStats, assess
 from ..trust import gate as trust_gate
 from ..trust.checks import EvidenceSource, check_draft
 from ..types import (
     Claim,
+    ClaimAudit,
     Coverage,
     Document,
     EngineIds,
@@ -31,9 +41,12 @@ from ..types import (
     Plan,
     Receipt,
     Source,
+    StageFailure,
     StageRecord,
+    SubQuestion,
     TimeWindow,
     Usage,
+    Verdict,
 )
 from .selection import SelectionBounds, select_sources
 
@@ -56,6 +69,8 @@ class PipelineConfig:
     bounds: SelectionBounds
     rare_term_max_df: float
     hits_per_query: int = 24
+    max_model_calls: int = 12
+    max_model_tokens: int = 90_000
 
 
 def utc_now() -> str:
@@ -67,18 +82,62 @@ def new_run_id() -> str:
 
 
 @dataclass
+class _Meter:
+    """What an agent stage cost, filled in by the stage body."""
+
+    usage: ModelUsage | None = None
+    error: str | None = None
+
+
+@dataclass
 class _Clock:
     stages: list[StageRecord] = field(default_factory=list)
 
     @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
+    def stage(self, name: str) -> Iterator[_Meter]:
         started = utc_now()
         t0 = time.perf_counter()
+        meter = _Meter()
         try:
-            yield
+            yield meter
         finally:
             ms = (time.perf_counter() - t0) * 1000.0
-            self.stages.append(StageRecord(name=name, started_at=started, latency_ms=round(ms, 3)))
+            u = meter.usage
+            spend = 0.0 if u is None else (None if u.spend_usd is None else round(u.spend_usd, 6))
+            self.stages.append(
+                StageRecord(
+                    name=name,
+                    started_at=started,
+                    latency_ms=round(ms, 3),
+                    calls=u.calls if u else 0,
+                    input_tokens=u.input_tokens if u else 0,
+                    output_tokens=u.output_tokens if u else 0,
+                    engine=u.engine if u else None,
+                    estimated_spend_usd=spend,
+                    error=meter.error,
+                )
+            )
+
+
+class _StageFailed(Exception):
+    """An agent stage failed; carries what the run had gathered so far."""
+
+    def __init__(self, stage: str, failure: AgentFailure) -> None:
+        super().__init__(failure.reason)
+        self.stage = stage
+        self.reason = failure.reason
+
+
+@contextmanager
+def _agent_stage(clock: _Clock, name: str) -> Iterator[_Meter]:
+    """A stage that runs an agent: an `AgentFailure` is recorded and ends the run."""
+    with clock.stage(name) as meter:
+        try:
+            yield meter
+        except AgentFailure as failure:
+            meter.usage = failure.usage
+            meter.error = failure.reason
+            raise _StageFailed(name, failure) from failure
 
 
 @dataclass(frozen=True)
@@ -88,7 +147,7 @@ class Gathered:
     plan: Plan
     sources: list[Source]
     documents: dict[str, Document]
-    coverage: Coverage
+    coverage: Coverage | None  # None only when the run failed before the coverage stage
 
 
 def with_evidence_scores(source: Source, scores: Mapping[str, float]) -> Source:
@@ -136,13 +195,27 @@ class Pipeline:
             auditor=self.auditor.engine_id,
         )
 
+    def budget(self) -> RunBudget:
+        return RunBudget(self.config.max_model_calls, self.config.max_model_tokens)
+
     def gather(
-        self, question: str, *, mode: str = "quick", clock: _Clock | None = None
+        self,
+        question: str,
+        *,
+        mode: str = "quick",
+        clock: _Clock | None = None,
+        budget: RunBudget | None = None,
     ) -> Gathered:
-        """The stages before any agent writes: plan, retrieve, select, coverage."""
+        """The stages before any agent writes: plan, retrieve, select, coverage.
+
+        Raises `_StageFailed` when the planner fails.
+        """
         clock = clock or _Clock()
-        with clock.stage("plan"):
-            plan = self.planner.plan(question, self.archive.profile())
+        budget = budget or self.budget()
+        with _agent_stage(clock, "plan") as meter:
+            advice = self.planner.plan(question, self.archive.profile(), budget)
+            meter.usage = advice.usage
+            plan = advice.value
             if mode == "deep":
                 plan = plan.model_copy(update={"mode": "deep"})
         with clock.stage("retrieve"):
@@ -167,24 +240,61 @@ class Pipeline:
     def run(self, question: str, *, mode: str = "quick") -> Receipt:
         clock = _Clock()
         created = utc_now()
-        g = self.gather(question, mode=mode, clock=clock)
-        if not g.coverage.covered:
+        budget = self.budget()
+        try:
+            g = self.gather(question, mode=mode, clock=clock, budget=budget)
+        except _StageFailed as failed:
+            g = Gathered(_fallback_plan(question, mode), [], {}, None)
+            return self._failed(question, created, g, "", [], failed, clock)
+        if g.coverage is not None and not g.coverage.covered:
             with clock.stage("gate"):
                 _, outcome = trust_gate.decide([], [], g.coverage, self.config.policy)
             return self._receipt(question, created, g, "", [], outcome, clock)
-        with clock.stage("answer"):
-            draft = self.answerer.answer(question, g.plan, g.sources)
+        try:
+            with _agent_stage(clock, "answer") as meter:
+                advice = self.answerer.answer(question, g.plan, g.sources, budget)
+                meter.usage, draft = advice.usage, advice.value
+        except _StageFailed as failed:
+            return self._failed(question, created, g, "", [], failed, clock)
         with clock.stage("verify"):
             checked = check_draft(draft.text, evidence_sources(g.sources, g.documents))
-        with clock.stage("audit"):
-            audits = self.auditor.audit(
-                question,
-                [ClaimToAudit(text=c.text, citations=c.citations) for c in checked],
-                g.sources,
-            )
+        to_audit = [ClaimToAudit(text=c.text, citations=c.citations) for c in checked]
+        try:
+            with _agent_stage(clock, "audit") as meter:
+                audit = self.auditor.audit(question, to_audit, g.sources, budget)
+                meter.usage, audits = audit.usage, audit.value
+        except _StageFailed as failed:
+            # Every claim gets the strictest verdict short of contradicted, so the gate holds.
+            audits = [
+                ClaimAudit(verdict=Verdict.UNSUPPORTED, rationale=failed.reason) for _ in checked
+            ]
+            with clock.stage("gate"):
+                claims, _ = trust_gate.decide(checked, audits, g.coverage, self.config.policy)
+            return self._failed(question, created, g, draft.text, claims, failed, clock)
         with clock.stage("gate"):
             claims, outcome = trust_gate.decide(checked, audits, g.coverage, self.config.policy)
         return self._receipt(question, created, g, draft.text, claims, outcome, clock)
+
+    def _failed(
+        self,
+        question: str,
+        created: str,
+        g: Gathered,
+        draft: str,
+        claims: Sequence[Claim],
+        failed: _StageFailed,
+        clock: _Clock,
+    ) -> Receipt:
+        """The receipt of a run that ended at a failed stage: held, nothing published."""
+        outcome = trust_gate.decide_claims(claims, g.coverage, self.config.policy)
+        if outcome.decision in trust_gate.PUBLISHING:  # pragma: no cover - by construction
+            raise AssertionError("a failed run must not publish")
+        outcome = outcome.model_copy(
+            update={"reason": f"{failed.reason} Nothing was published; the run needs review."}
+        )
+        receipt = self._receipt(question, created, g, draft, claims, outcome, clock)
+        failure = StageFailure(stage=failed.stage, reason=failed.reason)
+        return receipt.model_copy(update={"failure": failure})
 
     def _retrieve(self, plan: Plan) -> list[list[Hit]]:
         """One hit list per side.
@@ -223,6 +333,11 @@ class Pipeline:
         clock: _Clock,
     ) -> Receipt:
         active = sum(s.latency_ms for s in clock.stages) / 1000.0
+        unpriced = tuple(
+            dict.fromkeys(
+                s.engine for s in clock.stages if s.estimated_spend_usd is None and s.engine
+            )
+        )
         return Receipt(
             run_id=new_run_id(),
             created_at=created,
@@ -244,5 +359,18 @@ class Pipeline:
                 input_tokens=sum(s.input_tokens for s in clock.stages),
                 output_tokens=sum(s.output_tokens for s in clock.stages),
                 active_seconds=round(active, 4),
+                estimated_spend_usd=round(
+                    sum(s.estimated_spend_usd or 0.0 for s in clock.stages), 6
+                ),
+                unpriced_engines=unpriced,
             ),
         )
+
+
+def _fallback_plan(question: str, mode: str) -> Plan:
+    """The plan recorded when the planner failed: the question itself, nothing searched."""
+    return Plan(
+        subquestions=(SubQuestion(text=question.strip() or question),),
+        queries=(),
+        mode="deep" if mode == "deep" else "quick",
+    )

@@ -12,6 +12,8 @@ For one claim (a sentence of the draft, see `claims.py`) against the run's sourc
 * numbers_dates: every number and date the claim states, quotes included and markers
   excluded, appears in the cited sources' selected passages or metadata (rules in
   `numbers.py`). Those that do not are listed in `unmatched_numbers`.
+* model_directed_sources: the cited sources whose selected passages contain text aimed at a
+  model (`screen.py`); a claim that cites one does not pass.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from functools import cached_property
 from ..types import ClaimChecks, Quote, Source
 from .claims import DraftClaim, split_claims, strip_markers
 from .numbers import unmatched_figures
+from .screen import model_directed
 from .text import StoredText
 
 
@@ -45,6 +48,11 @@ class EvidenceSource:
     def stored(self) -> StoredText:
         """The text prepared for verbatim search, built on first use."""
         return StoredText(self.text)
+
+    @cached_property
+    def model_directed(self) -> bool:
+        """Whether a selected passage addresses a model (see `screen.py`)."""
+        return any(model_directed(p) for p in self.passages)
 
     @classmethod
     def from_source(cls, source: Source, text: str, extra: Sequence[str] = ()) -> EvidenceSource:
@@ -102,6 +110,7 @@ def check_claim(
         numbers_dates=not unmatched,
         unknown_citations=unknown,
         unmatched_numbers=unmatched,
+        model_directed_sources=tuple(dict.fromkeys(s.id for s in cited if s.model_directed)),
     )
     return checks, quotes
 

@@ -5,6 +5,7 @@ re-derive, from the receipt alone:
 
 * the claims from the draft: the same sentences, citations and quote texts (`claims.py`),
   and check flags that agree with them and with the run's source ids;
+* the check for text aimed at a model, from the cited sources' recorded passages;
 * each effective verdict from the auditor's verdict and the checks (`gate.py`);
 * the top-level `quotes` list as the claims' quotes in order;
 * each quote marked verbatim that lies inside a recorded passage matches that passage's text;
@@ -17,6 +18,7 @@ from __future__ import annotations
 from ..types import Claim, Receipt
 from .claims import DraftClaim, split_claims
 from .gate import decide_claims, effective_verdict
+from .screen import model_directed
 from .text import matches_at
 
 
@@ -32,6 +34,14 @@ def _parse_problems(n: int, parsed: DraftClaim, claim: Claim, source_ids: set[st
     if parsed.quotes != tuple(q.text for q in claim.quotes):
         problems.append(f"Claim {n}'s quotes are not the ones its sentence gives.")
     return problems
+
+
+def _screen_problems(n: int, claim: Claim, directed: set[str]) -> list[str]:
+    """The cited sources whose recorded passages address a model, compared with the check."""
+    flagged = tuple(dict.fromkeys(c for c in claim.citations if c in directed))
+    if claim.checks.model_directed_sources != flagged:
+        return [f"Claim {n}'s check for text aimed at a model does not match its sources."]
+    return []
 
 
 def _claim_problems(n: int, claim: Claim) -> list[str]:
@@ -72,8 +82,10 @@ def consistency_problems(receipt: Receipt) -> list[str]:
     else:
         for n, (p, c) in enumerate(zip(parsed, receipt.claims, strict=True), start=1):
             problems.extend(_parse_problems(n, p, c, source_ids))
+    directed = {s.id for s in receipt.sources if any(model_directed(p.text) for p in s.passages)}
     for n, claim in enumerate(receipt.claims, start=1):
         problems.extend(_claim_problems(n, claim))
+        problems.extend(_screen_problems(n, claim, directed))
     if [q for c in receipt.claims for q in c.quotes] != list(receipt.quotes):
         problems.append("The receipt's quotes list is not the claims' quotes in order.")
     problems.extend(_passage_problems(receipt))

@@ -17,7 +17,8 @@ The pruning policy, applied in this order:
 2. HELD_FOR_REVIEW when the draft has no claims; or any quote is not verbatim; or any
    claim cites a source that does not exist (malformed markers included); or any claim is
    contradicted; or any claim that is not grounded contains a quote (a quoted sentence is
-   never dropped silently).
+   never dropped silently); or any claim cites a source whose passages address a model
+   (`screen.py`: a steered model may have written or judged the other sentences too).
 3. Otherwise the claims that are not grounded would be dropped. HELD_FOR_REVIEW when none
    would remain, when more than `policy.max_pruned_fraction` of the claims would be
    dropped, or when fewer than `policy.min_kept_claims` would remain.
@@ -94,6 +95,7 @@ def _hold_reasons(claims: Sequence[Claim]) -> list[str]:
     bad_quotes = sum(not q.verbatim for c in claims for q in c.quotes)
     unknown = sum(not c.checks.citations_exist for c in claims)
     contradicted = sum(c.verdict == Verdict.CONTRADICTED for c in claims)
+    directed = sum(bool(c.checks.model_directed_sources) for c in claims)
     quoted = sum(bool(c.quotes) and not is_grounded(c) for c in claims)
     reasons = []
     if bad_quotes:
@@ -108,6 +110,12 @@ def _hold_reasons(claims: Sequence[Claim]) -> list[str]:
     if quoted:
         verb = "is" if quoted == 1 else "are"
         reasons.append(f"{_count(quoted, 'quoted sentence')} {verb} not supported by the sources")
+    if directed:
+        verb = "cites" if directed == 1 else "cite"
+        reasons.append(
+            f"{_count(directed, 'sentence')} {verb} a source that contains instructions "
+            "aimed at an AI model"
+        )
     return reasons
 
 
@@ -144,13 +152,15 @@ def decide_claims(
 ) -> GateOutcome:
     """The gate decision for judged claims (`Claim.verdict` is the effective verdict)."""
     n = len(claims)
-    if coverage is not None and (
-        not coverage.covered or coverage.score < policy.coverage_floor
-    ):
+    if coverage is not None and (not coverage.covered or coverage.score < policy.coverage_floor):
         reason = "No answer is published because the sources do not cover this question."
-        detail = coverage.reason.strip() if coverage.covered is False else (
-            f"The best passage scored {coverage.score:.2f}, below the coverage floor of "
-            f"{policy.coverage_floor:.2f}."
+        detail = (
+            coverage.reason.strip()
+            if coverage.covered is False
+            else (
+                f"The best passage scored {coverage.score:.2f}, below the coverage floor of "
+                f"{policy.coverage_floor:.2f}."
+            )
         )
         return GateOutcome(
             decision=Decision.OUTSIDE_COVERAGE,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from agents_helpers import BagOfWordsEmbedder
+from pydantic_ai.models.function import FunctionModel
 
 from evidence_desk.agents.offline import (
     CachedEmbedder,
@@ -12,38 +13,96 @@ from evidence_desk.agents.offline import (
     OfflineAuditor,
     OfflinePlanner,
 )
+from evidence_desk.agents.providers import ProviderSetupError
 from evidence_desk.agents.registry import (
     UnknownEngineError,
-    resolve_answerer,
-    resolve_auditor,
-    resolve_planner,
+    offline_engine,
+    resolve,
+    role_specs,
     shared_cache,
 )
+from evidence_desk.settings import Settings
 
 
-def test_offline_engines_resolve_by_name() -> None:
+def test_offline_is_the_default_for_every_role() -> None:
     embedder = BagOfWordsEmbedder()
-    assert isinstance(resolve_planner("offline"), OfflinePlanner)
-    assert isinstance(resolve_answerer("offline", embedder), OfflineAnswerer)
-    assert isinstance(resolve_auditor(" Offline ", embedder), OfflineAuditor)
-    for engine in (resolve_planner("offline"), resolve_answerer("offline", embedder)):
-        assert engine.engine_id == "offline"
+    agents = resolve(Settings(), embedder)
+    for role in (agents.planner, agents.answerer, agents.auditor):
+        assert role.engine_id == "offline"
+        assert isinstance(role._call.agent.model, FunctionModel)
+    engine = offline_engine(embedder)
+    assert engine is offline_engine(embedder)
+    assert isinstance(engine.planner, OfflinePlanner)
+    assert isinstance(engine.answerer, OfflineAnswerer)
+    assert isinstance(engine.auditor, OfflineAuditor)
+
+
+def test_one_variable_sets_every_role_and_each_role_can_override(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("EVIDENCE_DESK_MODEL", "openai:gpt-4.1-mini")
+    monkeypatch.setenv("EVIDENCE_DESK_AUDITOR", "anthropic:claude-haiku-4-5")
+    monkeypatch.setenv("EVIDENCE_DESK_PLANNER", "offline")
+    specs = role_specs(Settings())
+    assert {r: s.id for r, s in specs.items()} == {
+        "planner": "offline",
+        "answerer": "openai:gpt-4.1-mini",
+        "auditor": "anthropic:claude-haiku-4-5",
+    }
+
+
+def test_base_urls_come_from_the_name_or_the_setting() -> None:
+    specs = role_specs(
+        Settings(
+            model="ollama:llama3.1:8b",
+            answerer="openai-compatible:qwen@http://10.1.2.3:8000/v1",
+            auditor="openai-compatible:qwen",
+            base_url="http://127.0.0.1:9999/v1",
+        )
+    )
+    assert specs["planner"].model == "llama3.1:8b"
+    assert specs["planner"].base_url == "http://127.0.0.1:9999/v1"
+    assert specs["answerer"].base_url == "http://10.1.2.3:8000/v1"
+    assert specs["answerer"].id == "openai-compatible:qwen"  # receipts name no URL
+    assert specs["auditor"].base_url == "http://127.0.0.1:9999/v1"
+    assert role_specs(Settings(model="ollama:phi"))["planner"].base_url == (
+        "http://127.0.0.1:11434/v1"
+    )
 
 
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("openai:gpt-4.1-mini", "needs a model provider"),
-        ("anthropic:claude", "needs a model provider"),
         ("magic", "Unknown planner engine 'magic'"),
+        ("gemini:pro", "Unknown planner engine 'gemini:pro'"),
+        ("openai:", "names no model"),
+        ("openai-compatible:qwen", "needs the server's base URL"),
+        ("openai:gpt@ftp://x", "must start with http"),
     ],
 )
-def test_unknown_engines_fail_with_one_clear_sentence(name: str, message: str) -> None:
+def test_bad_engine_names_fail_with_one_clear_sentence(name: str, message: str) -> None:
     with pytest.raises(UnknownEngineError, match=message) as info:
-        resolve_planner(name)
-    text = str(info.value)
-    assert text.endswith(".") and ". " not in text
-    assert "'offline'" in text
+        role_specs(Settings(planner=name))
+    assert str(info.value).endswith(".")
+
+
+def test_a_missing_key_is_named_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(ProviderSetupError, match="needs ANTHROPIC_API_KEY; it is not set"):
+        resolve(Settings(answerer="anthropic:claude-haiku-4-5"), BagOfWordsEmbedder())
+
+
+def test_keys_reach_the_sdk_client_and_never_the_engine_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-value")
+    agents = resolve(Settings(model="openai:gpt-4.1-mini"), BagOfWordsEmbedder())
+    assert agents.answerer.engine_id == "openai:gpt-4.1-mini"
+    assert "sk-test" not in repr(role_specs(Settings(model="openai:gpt-4.1-mini")))
+    assert (
+        agents.answerer._call.metered
+        and not resolve(Settings(), BagOfWordsEmbedder()).answerer._call.metered
+    )
 
 
 def test_answerer_and_auditor_share_one_cache_per_embedder() -> None:

@@ -6,7 +6,14 @@ from collections.abc import Sequence
 
 import pytest
 
-from evidence_desk.agents.base import ArchiveProfile, ClaimToAudit
+from evidence_desk.agents.base import (
+    Advice,
+    AgentFailure,
+    ArchiveProfile,
+    ClaimToAudit,
+    ModelUsage,
+    RunBudget,
+)
 from evidence_desk.retrieval.coverage import ArchiveStats
 from evidence_desk.runs.pipeline import Pipeline, PipelineConfig
 from evidence_desk.runs.selection import SelectionBounds
@@ -69,13 +76,14 @@ class Planner:
     def __init__(self, windows: tuple[TimeWindow, ...] = ()) -> None:
         self.windows = windows
 
-    def plan(self, question: str, profile: ArchiveProfile) -> Plan:
-        return Plan(
+    def plan(self, question: str, profile: ArchiveProfile, budget: RunBudget) -> Advice[Plan]:
+        plan = Plan(
             subquestions=(SubQuestion(text=question),),
             time_windows=self.windows,
             queries=("boston harbor",),
             key_terms=("harbor",),
         )
+        return Advice(plan, ModelUsage("test-planner", calls=1, input_tokens=100))
 
 
 class Answerer:
@@ -84,8 +92,11 @@ class Answerer:
     def __init__(self, text: str) -> None:
         self.text = text
 
-    def answer(self, question: str, plan: Plan, sources: Sequence[Source]) -> Draft:
-        return Draft(text=self.text)
+    def answer(
+        self, question: str, plan: Plan, sources: Sequence[Source], budget: RunBudget
+    ) -> Advice[Draft]:
+        usage = ModelUsage("test-answerer", calls=1, input_tokens=1000, output_tokens=50)
+        return Advice(Draft(text=self.text), usage)
 
 
 class Auditor:
@@ -95,22 +106,45 @@ class Auditor:
         self.verdicts = verdicts
 
     def audit(
-        self, question: str, claims: Sequence[ClaimToAudit], sources: Sequence[Source]
-    ) -> list[ClaimAudit]:
-        return [
+        self,
+        question: str,
+        claims: Sequence[ClaimToAudit],
+        sources: Sequence[Source],
+        budget: RunBudget,
+    ) -> Advice[list[ClaimAudit]]:
+        audits = [
             ClaimAudit(verdict=v, evidence=("d1#0",))
             for v, _ in zip(self.verdicts, claims, strict=False)
         ]
+        return Advice(audits, ModelUsage("test-auditor", calls=2, spend_usd=None))
 
 
-def run(answer: str, *verdicts: Verdict, docs_in_window: int = 1) -> Receipt:
+class Failing:
+    """A role whose model gave up, after spending one call."""
+
+    engine_id = "test-failing"
+
+    def _fail(self, *args: object) -> Advice[object]:
+        usage = ModelUsage("test-failing", calls=3, input_tokens=7, spend_usd=0.25)
+        raise AgentFailure("role", "The role failed: the provider had a server error.", usage)
+
+    plan = answer = audit = _fail
+
+
+def run(
+    answer: str, *verdicts: Verdict, docs_in_window: int = 1, failing: str | None = None
+) -> Receipt:
     windows = (TimeWindow(start="1774-01-01", end="1774-12-31", label="1774"),)
-    auditor = Auditor(verdicts or [Verdict.SUPPORTED] * 10)
-    pipeline = Pipeline(
-        Archive(docs_in_window),
+    agents: list[object] = [
         Planner(windows),
         Answerer(answer),
-        auditor,
+        Auditor(verdicts or [Verdict.SUPPORTED] * 10),
+    ]
+    if failing is not None:
+        agents[["plan", "answer", "audit"].index(failing)] = Failing()
+    pipeline = Pipeline(
+        Archive(docs_in_window),
+        *agents,  # type: ignore[arg-type]
         PipelineConfig(GatePolicy(coverage_floor=0.3), SelectionBounds(4, 2), 0.02),
     )
     return pipeline.run("What happened to Boston harbor in 1774?")
@@ -158,3 +192,44 @@ def test_an_empty_window_ends_outside_coverage_without_answering() -> None:
     assert r.decision == Decision.OUTSIDE_COVERAGE
     assert "answer" not in [s.name for s in r.stages]
     assert r.draft == "" and r.claims == []
+
+
+def test_each_agent_stage_records_its_engine_calls_tokens_and_spend() -> None:
+    r = run(GOOD)
+    by_name = {s.name: s for s in r.stages}
+    assert (by_name["plan"].engine, by_name["plan"].calls) == ("test-planner", 1)
+    assert (by_name["answer"].input_tokens, by_name["answer"].output_tokens) == (1000, 50)
+    assert by_name["audit"].estimated_spend_usd is None  # no price for this engine
+    assert by_name["retrieve"].engine is None and by_name["retrieve"].calls == 0
+    assert r.usage.model_calls == 4
+    assert r.usage.input_tokens == 1100 and r.usage.output_tokens == 50
+    assert r.usage.unpriced_engines == ("test-auditor",)
+    assert r.failure is None
+
+
+@pytest.mark.parametrize("stage", ["plan", "answer", "audit"])
+def test_a_failed_agent_stage_ends_the_run_held_with_its_reason(stage: str) -> None:
+    r = run(GOOD, failing=stage)
+    assert r.decision == Decision.HELD_FOR_REVIEW
+    assert r.published_answer == ""
+    assert r.failure is not None and r.failure.stage == stage
+    assert "server error" in r.failure.reason and "server error" in r.reason
+    assert "Nothing was published" in r.reason
+    failed = [s for s in r.stages if s.error]
+    assert [s.name for s in failed] == [stage]
+    assert failed[0].calls == 3 and failed[0].estimated_spend_usd == 0.25
+    names = [s.name for s in r.stages]
+    assert names[-1] == ("gate" if stage == "audit" else stage)
+    assert not any(c.kept for c in r.claims)
+
+
+def test_a_failed_planner_searches_nothing() -> None:
+    r = run(GOOD, failing="plan")
+    assert r.sources == [] and r.coverage is None and r.claims == []
+    assert r.plan.subquestions[0].text == "What happened to Boston harbor in 1774?"
+
+
+def test_a_failed_auditor_leaves_every_claim_unsupported() -> None:
+    r = run(GOOD, failing="audit")
+    assert r.draft == GOOD
+    assert [c.auditor_verdict for c in r.claims] == [Verdict.UNSUPPORTED]

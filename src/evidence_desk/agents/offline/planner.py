@@ -236,7 +236,10 @@ class OfflinePlanner:
             return int(profile.max_date[:4])
         return self._reference_year or date.today().year
 
-    def plan(self, question: str, profile: ArchiveProfile) -> Plan:
+    def _mentions(
+        self, question: str, profile: ArchiveProfile
+    ) -> tuple[list[TimeMention], list[NameMention], str, list[str]]:
+        """Time and name mentions, the topic phrase and the key terms of a question."""
         times = find_time_mentions(question, self._ref_year(profile))
         names = [
             n
@@ -245,6 +248,18 @@ class OfflinePlanner:
         ]
         spans = [(t.start, t.end) for t in times] + [(n.start, n.end) for n in names]
         topic, key_terms = _topic(question, spans)
+        return times, names, topic, key_terms
+
+    def key_terms(self, question: str, profile: ArchiveProfile) -> tuple[str, ...]:
+        """The question's topic words (not times or names), lower-cased and unstemmed.
+
+        The coverage check looks for them, so every planner's plan carries these, computed
+        by code: a model planner cannot loosen coverage by choosing fewer words.
+        """
+        return tuple(self._mentions(question, profile)[3])
+
+    def plan(self, question: str, profile: ArchiveProfile) -> Plan:
+        times, names, topic, key_terms = self._mentions(question, profile)
         sides, compared = _sides(question, times, names)
         subs = _subquestions(question, sides, compared, topic, names)
         if not subs:

@@ -1,0 +1,237 @@
+"""Calling a model: bounded retries with backoff, then a clear failure. Never a fallback.
+
+One role's call is at most `attempts` tries of one Pydantic AI agent run:
+
+* 429 (rate limited): wait what the provider's `retry-after` asks, when it is at most
+  `max_wait` seconds; a longer wait fails the stage at once rather than stall the run.
+* 5xx, 529 (overloaded), connection errors and timeouts: wait `backoff`, doubling each
+  time (capped at `max_wait`), then try again.
+* Any other 4xx (bad key, unknown model, quota used up, prompt too long): no retry; these
+  do not get better by waiting.
+* Output that is malformed or does not match the schema: Pydantic AI sends the validation
+  error back to the model up to `output_retries` times within one try; after that the stage
+  fails.
+* The run's budget (model calls and tokens, `RunBudget`): each try may use only what is
+  left; running out fails the stage.
+
+The SDK's own retries are switched off (`max_retries=0`) so that these bounds are the only
+ones. Every try's requests and tokens are counted, failed ones included.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import (
+    ModelAPIError,
+    ModelAuthenticationError,
+    ModelConnectionError,
+    ModelContextWindowExceededError,
+    ModelHTTPError,
+    ModelNotFoundError,
+    ModelQuotaExceededError,
+    ModelRateLimitError,
+    ModelRequestTimeout,
+    ModelServerError,
+    ModelTimeoutError,
+    ModelUnavailableError,
+    UnexpectedModelBehavior,
+    UsageLimitExceeded,
+)
+from pydantic_ai.usage import RunUsage, UsageLimits
+
+from .base import AgentFailure, ModelUsage, RunBudget
+from .prices import PriceTable
+from .providers import OFFLINE
+
+OutT = TypeVar("OutT")
+
+
+@dataclass(frozen=True)
+class CallPolicy:
+    """Bounds on one role's call (settings: `model_timeout`, `model_attempts`, ...)."""
+
+    timeout: float = 60.0
+    attempts: int = 3
+    backoff: float = 1.0
+    max_wait: float = 30.0
+    output_retries: int = 1
+    max_output_tokens: int = 2048
+
+
+@dataclass(frozen=True)
+class _Retry:
+    wait: float | None  # None: do not retry
+    reason: str
+
+
+def _status(exc: ModelAPIError) -> str:
+    code = exc.status_code if isinstance(exc, ModelHTTPError) else None
+    return f" (HTTP {code})" if code else ""
+
+
+def classify(exc: ModelAPIError, attempt: int, policy: CallPolicy) -> _Retry:
+    """Whether to try again after `exc`, after how long, and how to say what went wrong."""
+    backoff = min(policy.backoff * 2 ** (attempt - 1), policy.max_wait)
+    status = _status(exc)
+    if isinstance(exc, ModelAuthenticationError):
+        return _Retry(None, f"the provider rejected the API key{status}")
+    if isinstance(exc, ModelNotFoundError):
+        return _Retry(None, f"the provider does not know the model '{exc.model_name}'{status}")
+    if isinstance(exc, ModelContextWindowExceededError):
+        return _Retry(None, f"the request is longer than the model accepts{status}")
+    if isinstance(exc, ModelQuotaExceededError):
+        return _Retry(None, f"the account's quota with the provider is used up{status}")
+    if isinstance(exc, ModelRateLimitError) or (
+        isinstance(exc, ModelHTTPError) and exc.status_code == 429
+    ):
+        if exc.retry_after is not None and exc.retry_after > policy.max_wait:
+            return _Retry(
+                None,
+                f"the provider is rate limiting and asked to wait {exc.retry_after:.0f} s, "
+                f"longer than the {policy.max_wait:.0f} s the desk waits{status}",
+            )
+        wait = backoff if exc.retry_after is None else max(exc.retry_after, 0.0)
+        return _Retry(wait, f"the provider is rate limiting{status}")
+    if isinstance(exc, ModelRequestTimeout | ModelTimeoutError):
+        return _Retry(backoff, f"the provider did not answer within {policy.timeout:g} s")
+    if isinstance(exc, ModelConnectionError):
+        return _Retry(backoff, "the provider could not be reached")
+    if isinstance(exc, ModelServerError | ModelUnavailableError) or (
+        isinstance(exc, ModelHTTPError) and exc.status_code >= 500
+    ):
+        wait = backoff if exc.retry_after is None else min(exc.retry_after, policy.max_wait)
+        return _Retry(wait, f"the provider had a server error{status}")
+    return _Retry(None, f"the provider refused the request{status}: {_first_line(exc)}")
+
+
+_SECRET = re.compile(
+    r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{6,}|\bBearer\s+\S+|\b(?:api[_-]?key|token)[=:]\s*\S+",
+    re.IGNORECASE,
+)
+
+
+def _first_line(exc: BaseException, limit: int = 160) -> str:
+    """The error's text on one line, cut short, with anything shaped like a key redacted."""
+    text = _SECRET.sub("[redacted]", " ".join(str(exc).split()))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _budget_reason(budget: RunBudget) -> str:
+    return (
+        f"the run used its budget of {budget.max_calls} model calls and {budget.max_tokens} tokens"
+    )
+
+
+def _tries(n: int) -> str:
+    return "1 try" if n == 1 else f"{n} tries"
+
+
+class ModelCaller(Generic[OutT]):
+    """Runs one role's agent under a `CallPolicy`, counting usage against a `RunBudget`."""
+
+    def __init__(
+        self,
+        role: str,
+        engine: str,
+        agent: Agent[None, OutT],
+        policy: CallPolicy,
+        prices: PriceTable,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.role = role
+        self.engine = engine
+        self.agent = agent
+        self.policy = policy
+        self.prices = prices
+        self.metered = engine != OFFLINE  # the offline engine spends no budget
+        self._sleep = sleep
+
+    def _charge(self, budget: RunBudget, calls: int, tokens: int) -> None:
+        if self.metered:
+            budget.charge(calls, tokens)
+
+    def nothing(self) -> ModelUsage:
+        """The usage of a call that was not needed."""
+        return ModelUsage(engine=self.engine, spend_usd=self.prices.spend(self.engine, 0, 0))
+
+    def _usage(self, run: RunUsage, failed_tries: int) -> ModelUsage:
+        calls = run.requests + failed_tries
+        return ModelUsage(
+            engine=self.engine,
+            calls=calls,
+            input_tokens=run.input_tokens,
+            output_tokens=run.output_tokens,
+            spend_usd=self.prices.spend(self.engine, run.input_tokens, run.output_tokens),
+        )
+
+    def _fail(self, reason: str, run: RunUsage, failed: int) -> AgentFailure:
+        usage = self._usage(run, failed)
+        return AgentFailure(self.role, f"The {self.role} failed: {reason}.", usage)
+
+    def call(self, prompt: str, budget: RunBudget, **run_kwargs: Any) -> tuple[OutT, ModelUsage]:
+        """The agent's output for `prompt` and what it cost, or `AgentFailure`."""
+        total = RunUsage()
+        failed = 0  # tries that raised before Pydantic AI counted a request
+        for attempt in range(1, self.policy.attempts + 1):
+            calls_left, tokens_left = budget.remaining()
+            limits = (
+                UsageLimits(request_limit=calls_left, total_tokens_limit=tokens_left)
+                if self.metered
+                else None
+            )
+            if self.metered and (calls_left <= 0 or tokens_left <= 0):
+                raise self._fail(
+                    _budget_reason(budget),
+                    total,
+                    failed,
+                )
+            run = RunUsage()
+            try:
+                result = self.agent.run_sync(prompt, usage=run, usage_limits=limits, **run_kwargs)
+            except UsageLimitExceeded:
+                self._charge(budget, max(run.requests, 1), run.total_tokens)
+                total += run
+                raise self._fail(
+                    _budget_reason(budget),
+                    total,
+                    failed,
+                ) from None
+            except ModelAPIError as exc:
+                extra = 0 if run.requests else 1
+                failed += extra
+                self._charge(budget, run.requests + extra, run.total_tokens)
+                total += run
+                retry = classify(exc, attempt, self.policy)
+                if retry.wait is None:
+                    raise self._fail(retry.reason, total, failed) from exc
+                if attempt == self.policy.attempts:
+                    raise self._fail(f"{retry.reason}, {_tries(attempt)}", total, failed) from exc
+                if self.metered and min(budget.remaining()) <= 0:
+                    break  # no budget left for another try: do not wait for nothing
+                self._sleep(retry.wait)
+                continue
+            except UnexpectedModelBehavior as exc:
+                self._charge(budget, max(run.requests, 1), run.total_tokens)
+                failed += 0 if run.requests else 1
+                total += run
+                raise self._fail(
+                    "the model's output did not match the required format after "
+                    f"{_tries(self.policy.output_retries + 1)}: {_first_line(exc)}",
+                    total,
+                    failed,
+                ) from exc
+            self._charge(budget, run.requests, run.total_tokens)
+            total += run
+            return result.output, self._usage(total, failed)
+        raise self._fail(
+            _budget_reason(budget),
+            total,
+            failed,
+        )

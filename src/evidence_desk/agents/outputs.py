@@ -1,0 +1,301 @@
+"""The typed outputs every model returns, and how each becomes the desk's own types.
+
+These schemas are what a provider is asked to fill (as the arguments of one output tool)
+and what the offline engine fills too. Validation errors (a malformed date, a quote the
+claim does not contain) go back to the model as a retry prompt; anything that still fails
+ends the stage.
+
+The conversions are where a model's output is made safe to use, and they only ever make
+things stricter:
+
+* A plan's key terms are computed by code from the question, never taken from a model, so
+  a planner cannot loosen the coverage check.
+* A draft is rendered from claims with the citations the model gave; a citation to a source
+  that does not exist is kept as written, so the checks in `trust/` see it and hold.
+* An audit gives every claim exactly one verdict: a claim the model skipped is
+  `unsupported`; several verdicts for one claim keep the strictest; evidence ids that are
+  not passages of the run are dropped, and a `supported` or `partial` verdict left without
+  evidence from a source the claim cites becomes `unsupported`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ..trust.claims import split_claims
+from ..types import ClaimAudit, Draft, Plan, Source, SubQuestion, TimeWindow, Verdict
+from .base import ClaimToAudit
+from .offline.claimtext import QUOTE
+
+MAX_QUERIES = 3
+MAX_SUBQUESTIONS = 6
+MAX_CLAIMS = 12
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_MARKERS = re.compile(r"\s*\[(S\d+(?:\s*[,;]\s*S\d+)*)\]")
+_END = re.compile(r"[.!?]+$")  # the final end marks, outside any quote
+_STRICTNESS = {
+    Verdict.SUPPORTED: 0,
+    Verdict.PARTIAL: 1,
+    Verdict.UNSUPPORTED: 2,
+    Verdict.CONTRADICTED: 3,
+}
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- plan
+
+
+class WindowOut(_Out):
+    start: str = Field(description="First day, YYYY-MM-DD.")
+    end: str = Field(description="Last day, YYYY-MM-DD (inclusive).")
+    label: str = Field(description="How the question named this period, e.g. 'the 1930s'.")
+
+    @model_validator(mode="after")
+    def _valid_range(self) -> WindowOut:
+        for value in (self.start, self.end):
+            if not _ISO_DATE.fullmatch(value):
+                raise ValueError(f"'{value}' is not a date in the form YYYY-MM-DD.")
+            try:
+                date.fromisoformat(value)
+            except ValueError:
+                raise ValueError(f"'{value}' is not a calendar date.") from None
+        if self.start > self.end:
+            raise ValueError(f"The window starts ({self.start}) after it ends ({self.end}).")
+        return self
+
+
+class SubQuestionOut(_Out):
+    text: str = Field(description="One self-contained sub-question.")
+    window: WindowOut | None = Field(None, description="The period it is about, if any.")
+    entity: str | None = Field(None, description="The person or name it is about, if any.")
+
+
+class PlanOut(_Out):
+    """A plan: what to search for, and in which periods."""
+
+    kind: Literal["factoid", "temporal", "comparison"] = Field(
+        description="factoid: one fact; temporal: about a period; comparison: two or more "
+        "periods or people compared."
+    )
+    subquestions: list[SubQuestionOut] = Field(description="1 to 6 sub-questions.")
+    time_windows: list[WindowOut] = Field(
+        description="The periods the question is about; empty when it names none."
+    )
+    queries: list[str] = Field(description="1 to 3 short search queries for the archive.")
+
+    @field_validator("subquestions")
+    @classmethod
+    def _some_subquestions(cls, value: list[SubQuestionOut]) -> list[SubQuestionOut]:
+        if not value:
+            raise ValueError("Give at least one sub-question.")
+        return value[:MAX_SUBQUESTIONS]
+
+    @field_validator("queries")
+    @classmethod
+    def _some_queries(cls, value: list[str]) -> list[str]:
+        kept = [q.strip() for q in value if q.strip()]
+        if not kept:
+            raise ValueError("Give at least one non-empty search query.")
+        return kept[:MAX_QUERIES]
+
+
+def _window(w: WindowOut) -> TimeWindow:
+    return TimeWindow(start=w.start, end=w.end, label=w.label)
+
+
+def to_plan(out: PlanOut, key_terms: Sequence[str]) -> Plan:
+    """The desk's plan; `key_terms` come from code, not from the model."""
+    return Plan(
+        subquestions=tuple(
+            SubQuestion(
+                text=sq.text.strip(),
+                window=None if sq.window is None else _window(sq.window),
+                entity=sq.entity,
+            )
+            for sq in out.subquestions
+        ),
+        time_windows=tuple(_window(w) for w in out.time_windows),
+        queries=tuple(out.queries),
+        key_terms=tuple(key_terms),
+        kind=out.kind,
+    )
+
+
+def plan_output(plan: Plan) -> PlanOut:
+    """A plan as a model would return it (the offline engine's reply)."""
+
+    def window(w: TimeWindow) -> WindowOut:
+        return WindowOut(start=w.start, end=w.end, label=w.label)
+
+    return PlanOut(
+        kind=plan.kind,
+        subquestions=[
+            SubQuestionOut(
+                text=sq.text,
+                window=None if sq.window is None else window(sq.window),
+                entity=sq.entity,
+            )
+            for sq in plan.subquestions
+        ],
+        time_windows=[window(w) for w in plan.time_windows],
+        queries=list(plan.queries),
+    )
+
+
+# --------------------------------------------------------------------------- answer
+
+
+class ClaimOut(_Out):
+    text: str = Field(
+        description="One sentence. Words copied from a source go in straight double quotes, "
+        "exactly as the source has them. No [S#] markers here: use `citations`."
+    )
+    citations: list[str] = Field(description="The sources this sentence rests on: 'S1', 'S2'.")
+    quotes: list[str] = Field(
+        default_factory=list,
+        description="Every quote in `text`, without its quote marks, exactly as in `text`.",
+    )
+
+    @model_validator(mode="after")
+    def _quotes_in_text(self) -> ClaimOut:
+        in_text = {m.group(1) or m.group(2) for m in QUOTE.finditer(self.text)}
+        missing = [q for q in self.quotes if q not in in_text]
+        if missing:
+            raise ValueError(
+                f"The quote '{missing[0][:80]}' is listed but `text` does not contain it "
+                "between double quotes."
+            )
+        return self
+
+
+class AnswerOut(_Out):
+    """An answer as claims, each citing its sources."""
+
+    claims: list[ClaimOut] = Field(
+        description="The answer, one sentence per claim, at most 12. Empty when the sources "
+        "do not answer the question."
+    )
+
+    @field_validator("claims")
+    @classmethod
+    def _bounded(cls, value: list[ClaimOut]) -> list[ClaimOut]:
+        if len(value) > MAX_CLAIMS:
+            raise ValueError(f"Give at most {MAX_CLAIMS} claims.")
+        return value
+
+
+def claim_sentence(claim: ClaimOut) -> str:
+    """One claim as a draft sentence: its text with its citation markers before the end mark.
+
+    Markers the model wrote into the text itself are moved into the marker list (ids in
+    order, once each); anything else in brackets stays and is read by `trust/` as written.
+    """
+    cited = [c.strip() for c in claim.citations if c.strip()]
+    for m in _MARKERS.finditer(claim.text):
+        cited.extend(part.strip() for part in re.split(r"[,;]", m.group(1)))
+    body = " ".join(_MARKERS.sub("", claim.text).split())
+    ids = list(dict.fromkeys(" ".join(re.sub(r"[\[\]]", " ", i).split()) for i in cited))
+    if not ids:
+        return body
+    if all(re.fullmatch(r"S\d+", i) for i in ids):
+        markers = " [" + ", ".join(ids) + "]"
+    else:  # a malformed id stays visible as its own marker, which `trust/` rejects
+        markers = " " + "".join(f"[{i}]" for i in ids)
+    end = _END.search(body)
+    if end is not None:
+        return body[: end.start()] + markers + body[end.start() :]
+    return body + markers
+
+
+def answer_output(draft: Draft) -> AnswerOut:
+    """A prose draft as a model would return it (the offline engine's reply).
+
+    Quotes stay in the text, where the checks read them; the optional `quotes` list is left
+    empty rather than re-derived.
+    """
+    claims = split_claims(draft.text)
+    return AnswerOut(claims=[ClaimOut(text=c.text, citations=list(c.citations)) for c in claims])
+
+
+def to_draft(out: AnswerOut) -> Draft:
+    """The draft the checks read: one paragraph per claim, in order.
+
+    A blank line always ends a sentence, so a claim that starts in lower case never merges
+    with the one before it; a claim written as two sentences still splits into two, and
+    the second, without a citation, fails its checks.
+    """
+    return Draft(text="\n\n".join(s for s in (claim_sentence(c) for c in out.claims) if s))
+
+
+# --------------------------------------------------------------------------- audit
+
+
+class VerdictOut(_Out):
+    claim: int = Field(description="The claim's number as listed (1 for the first).")
+    verdict: Literal["supported", "partial", "unsupported", "contradicted"]
+    evidence: list[str] = Field(
+        description="Ids of the passages that support or contradict the claim."
+    )
+    rationale: str = Field("", description="One short sentence: why.")
+
+
+class AuditOut(_Out):
+    """One verdict per claim."""
+
+    verdicts: list[VerdictOut]
+
+
+def to_audits(
+    out: AuditOut, claims: Sequence[ClaimToAudit], sources: Sequence[Source]
+) -> list[ClaimAudit]:
+    """Exactly one verdict per claim, never more lenient than the model's (see module doc)."""
+    passage_source = {p.id: s.id for s in sources for p in s.passages}
+    chosen: dict[int, VerdictOut] = {}
+    for v in out.verdicts:
+        if not 1 <= v.claim <= len(claims):
+            continue
+        held = chosen.get(v.claim)
+        if held is None or _STRICTNESS[Verdict(v.verdict)] > _STRICTNESS[Verdict(held.verdict)]:
+            chosen[v.claim] = v
+    audits = []
+    for number, claim in enumerate(claims, start=1):
+        found = chosen.get(number)
+        if found is None:
+            audits.append(
+                ClaimAudit(verdict=Verdict.UNSUPPORTED, rationale="The auditor gave no verdict.")
+            )
+            continue
+        v = found
+        evidence = tuple(dict.fromkeys(e for e in v.evidence if e in passage_source))
+        verdict = Verdict(v.verdict)
+        rationale = v.rationale.strip()
+        backed = any(passage_source[e] in claim.citations for e in evidence)
+        if verdict in (Verdict.SUPPORTED, Verdict.PARTIAL) and not backed:
+            verdict = Verdict.UNSUPPORTED
+            rationale = f"The auditor said {v.verdict} without naming a passage of a cited source."
+        audits.append(ClaimAudit(verdict=verdict, evidence=evidence, rationale=rationale))
+    return audits
+
+
+def audit_output(audits: Sequence[ClaimAudit]) -> AuditOut:
+    """Audits as a model would return them (the offline engine's reply)."""
+    return AuditOut(
+        verdicts=[
+            VerdictOut(
+                claim=i,
+                verdict=a.verdict.value,
+                evidence=list(a.evidence),
+                rationale=a.rationale,
+            )
+            for i, a in enumerate(audits, start=1)
+        ]
+    )

@@ -1,0 +1,127 @@
+"""The planner, answerer and auditor: one Pydantic AI agent each, whatever model runs it.
+
+A role builds its prompt (`prompts.py`), runs its agent through a `ModelCaller` (retries,
+budget, usage), and converts the typed output into the desk's own types (`outputs.py`).
+The offline engine and every provider go through exactly this code; only the model differs.
+The structured request rides along in a context variable for the offline model
+(`offline/model.py`); providers ignore it.
+
+Agents have no function tools: the output tool is the only tool a model is offered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TypeVar
+
+from pydantic_ai import Agent, ToolOutput
+from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
+
+from ..types import ClaimAudit, Draft, Plan, Source
+from . import prompts
+from .base import Advice, ArchiveProfile, ClaimToAudit, RunBudget
+from .calls import CallPolicy, ModelCaller
+from .offline.model import AnswerRequest, AuditRequest, PlanRequest, structured_request
+from .offline.planner import OfflinePlanner
+from .outputs import AnswerOut, AuditOut, PlanOut, to_audits, to_draft, to_plan
+from .prices import PriceTable
+
+OutT = TypeVar("OutT")
+
+PLAN_TOOL = "submit_plan"
+ANSWER_TOOL = "submit_answer"
+AUDIT_TOOL = "submit_audit"
+
+
+def _caller(
+    role: str,
+    engine: str,
+    model: Model,
+    output: type[OutT],
+    tool: str,
+    instructions: str,
+    policy: CallPolicy,
+    prices: PriceTable,
+) -> ModelCaller[OutT]:
+    settings = ModelSettings(
+        temperature=0.0,
+        max_tokens=policy.max_output_tokens,
+        timeout=policy.timeout,
+        max_retries=0,
+        # Our instructions say how to read the prompt; keep them first and unchanged.
+        framing_announcement="never",
+    )
+    agent: Agent[None, OutT] = Agent(
+        model,
+        output_type=ToolOutput(output, name=tool),
+        instructions=instructions,
+        model_settings=settings,
+        retries=policy.output_retries,
+        name=f"evidence-desk-{role}",
+    )
+    return ModelCaller(role, engine, agent, policy, prices)
+
+
+class AgentPlanner:
+    """The planner role. Key terms always come from code (see `outputs.to_plan`)."""
+
+    def __init__(self, engine: str, model: Model, policy: CallPolicy, prices: PriceTable) -> None:
+        self.engine_id = engine
+        self._call = _caller(
+            "planner", engine, model, PlanOut, PLAN_TOOL,
+            prompts.PLANNER_INSTRUCTIONS, policy, prices,
+        )  # fmt: skip
+        self._terms = OfflinePlanner()
+
+    def plan(self, question: str, profile: ArchiveProfile, budget: RunBudget) -> Advice[Plan]:
+        today = datetime.now(UTC).date().isoformat()
+        prompt = prompts.plan_prompt(question, profile, today)
+        with structured_request(PlanRequest(question, profile)):
+            out, usage = self._call.call(prompt, budget)
+        return Advice(to_plan(out, self._terms.key_terms(question, profile)), usage)
+
+
+class AgentAnswerer:
+    """The answerer role: claims with citations and quotes, rendered as a draft."""
+
+    def __init__(self, engine: str, model: Model, policy: CallPolicy, prices: PriceTable) -> None:
+        self.engine_id = engine
+        self._call = _caller(
+            "answerer", engine, model, AnswerOut, ANSWER_TOOL,
+            prompts.ANSWERER_INSTRUCTIONS, policy, prices,
+        )  # fmt: skip
+
+    def answer(
+        self, question: str, plan: Plan, sources: Sequence[Source], budget: RunBudget
+    ) -> Advice[Draft]:
+        prompt = prompts.answer_prompt(question, plan, sources)
+        with structured_request(AnswerRequest(question, plan, sources)):
+            out, usage = self._call.call(prompt, budget)
+        return Advice(to_draft(out), usage)
+
+
+class AgentAuditor:
+    """The auditor role: one verdict per claim, never more lenient than the model said."""
+
+    def __init__(self, engine: str, model: Model, policy: CallPolicy, prices: PriceTable) -> None:
+        self.engine_id = engine
+        self._call = _caller(
+            "auditor", engine, model, AuditOut, AUDIT_TOOL,
+            prompts.AUDITOR_INSTRUCTIONS, policy, prices,
+        )  # fmt: skip
+
+    def audit(
+        self,
+        question: str,
+        claims: Sequence[ClaimToAudit],
+        sources: Sequence[Source],
+        budget: RunBudget,
+    ) -> Advice[list[ClaimAudit]]:
+        if not claims:
+            return Advice([], self._call.nothing())
+        prompt = prompts.audit_prompt(question, claims, sources)
+        with structured_request(AuditRequest(question, claims, sources)):
+            out, usage = self._call.call(prompt, budget)
+        return Advice(to_audits(out, claims, sources), usage)

@@ -1,0 +1,141 @@
+"""Scripted models for the provider tests: replies built from what each request contains.
+
+A scripted model reads the request the way a provider's model would (the user message, the
+offered output tool) and answers in the role that tool belongs to. `Model` answers
+faithfully: it plans the question as asked, quotes the first sentence of the first source
+verbatim, and audits each claim as supported by the first passage of its first cited
+source. Tests derive misbehaving models from it by replacing one role's reply.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakes import Protocol, Reply
+
+Role = str  # "plan" | "answer" | "audit"
+_TOOL_ROLE = {"submit_plan": "plan", "submit_answer": "answer", "submit_audit": "audit"}
+_SOURCE = re.compile(r'<source id="(S\d+)"[^>]*>(.*?)</source>', re.S)
+_PASSAGE = re.compile(r'<passage id="([^"]+)">\n(.*?)\n</passage>', re.S)
+_CLAIM = re.compile(r'<claim number="(\d+)" cites="([^"]*)">')
+_QUESTION = re.compile(r"<question>\n(.*?)\n</question>", re.S)
+
+
+def tool_names(protocol: Protocol, body: dict[str, Any]) -> list[str]:
+    tools = body.get("tools") or []
+    if protocol == "chat":
+        return [t["function"]["name"] for t in tools]
+    return [t["name"] for t in tools]
+
+
+def system_text(protocol: Protocol, body: dict[str, Any]) -> str:
+    if protocol == "chat":
+        return "\n".join(m["content"] for m in body["messages"] if m["role"] == "system")
+    if protocol == "responses":
+        return str(body.get("instructions", ""))
+    return "\n".join(part["text"] for part in body.get("system", []))
+
+
+def _text(content: str | list[dict[str, Any]]) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(part.get("text", "")) for part in content)
+
+
+def user_text(protocol: Protocol, body: dict[str, Any]) -> str:
+    """The text of the first user message (the role's prompt, with any note Pydantic AI
+    put in front of it)."""
+    if protocol == "chat":
+        return _text(next(m["content"] for m in body["messages"] if m["role"] == "user"))
+    if protocol == "responses":
+        return _text(next(i for i in body["input"] if i.get("role") == "user")["content"])
+    return _text(body["messages"][0]["content"])
+
+
+def role_of(protocol: Protocol, body: dict[str, Any]) -> Role:
+    names = tool_names(protocol, body)
+    return _TOOL_ROLE[names[0]]
+
+
+@dataclass(frozen=True)
+class Prompt:
+    question: str
+    sources: dict[str, list[tuple[str, str]]]  # S# -> [(passage id, text)]
+    claims: list[tuple[int, list[str]]]  # (number, citations)
+
+    @classmethod
+    def parse(cls, text: str) -> Prompt:
+        q = _QUESTION.search(text)
+        sources = {sid: _PASSAGE.findall(block) for sid, block in _SOURCE.findall(text)}
+        claims = [
+            (int(n), [c.strip() for c in cites.split(",") if c.strip()])
+            for n, cites in _CLAIM.findall(text)
+        ]
+        return cls(q.group(1) if q else "", sources, claims)
+
+
+def first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s+", " ".join(text.split()))[0]
+
+
+def faithful_plan(p: Prompt) -> dict[str, Any]:
+    return {
+        "kind": "factoid",
+        "subquestions": [{"text": p.question}],
+        "time_windows": [],
+        "queries": [p.question],
+    }
+
+
+def faithful_answer(p: Prompt) -> dict[str, Any]:
+    sid, passages = next(iter(p.sources.items()))
+    sentence = first_sentence(passages[0][1]).rstrip(".")
+    return {
+        "claims": [
+            {"text": f'The source says "{sentence}".', "citations": [sid], "quotes": [sentence]}
+        ]
+    }
+
+
+def faithful_audit(p: Prompt) -> dict[str, Any]:
+    verdicts = []
+    for number, cites in p.claims:
+        evidence = [p.sources[cites[0]][0][0]] if cites and cites[0] in p.sources else []
+        verdicts.append(
+            {"claim": number, "verdict": "supported", "evidence": evidence, "rationale": "ok"}
+        )
+    return {"verdicts": verdicts}
+
+
+Handler = Callable[[Prompt], Reply | dict[str, Any]]
+
+
+@dataclass
+class Model:
+    """A scripted model for one protocol. `override[role]` replaces that role's replies:
+    a list is used one reply per request of that role (then the faithful reply), a callable
+    is given the parsed prompt."""
+
+    protocol: Protocol
+    override: dict[Role, list[Reply] | Handler] = field(default_factory=dict)
+    seen: list[tuple[Role, dict[str, Any]]] = field(default_factory=list)
+
+    def __call__(self, body: dict[str, Any], index: int) -> Reply:
+        role = role_of(self.protocol, body)
+        self.seen.append((role, body))
+        prompt = Prompt.parse(user_text(self.protocol, body))
+        custom = self.override.get(role)
+        if isinstance(custom, list):
+            if custom:
+                return custom.pop(0)
+        elif custom is not None:
+            reply = custom(prompt)
+            return reply if isinstance(reply, Reply) else Reply.output(reply)
+        faithful = {"plan": faithful_plan, "answer": faithful_answer, "audit": faithful_audit}
+        return Reply.output(faithful[role](prompt))
+
+    def calls(self, role: Role) -> int:
+        return sum(1 for r, _ in self.seen if r == role)

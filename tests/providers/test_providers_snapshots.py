@@ -1,0 +1,82 @@
+"""Snapshots of the request bodies each provider receives, one file per protocol.
+
+`snapshots/<protocol>.json` holds the planner's, answerer's and auditor's request bodies of
+one run, exactly as the local server received them (today's date replaced by a
+placeholder), so a reviewer can read them beside the providers' public API references. A
+change to a prompt, a schema or a model setting shows up here as a diff.
+Regenerate with `UPDATE_SNAPSHOTS=1 pytest tests/providers/test_providers_snapshots.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes import FakeProvider, Protocol
+from scripts import Model, system_text, tool_names, user_text
+
+from conftest import PROTOCOLS, DeskFactory
+from evidence_desk.agents.prompts import (
+    ANSWERER_INSTRUCTIONS,
+    AUDITOR_INSTRUCTIONS,
+    PLANNER_INSTRUCTIONS,
+)
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+QUESTION = "When was the Erie Canal opened?"
+INSTRUCTIONS = {
+    "plan": PLANNER_INSTRUCTIONS,
+    "answer": ANSWERER_INSTRUCTIONS,
+    "audit": AUDITOR_INSTRUCTIONS,
+}
+
+
+def bodies(make_desk: DeskFactory, protocol: Protocol) -> dict[str, Any]:
+    model = Model(protocol)
+    with FakeProvider(protocol, model) as fake:
+        make_desk(protocol, fake.base_url).ask(QUESTION)
+    today = datetime.now(UTC).date().isoformat()
+    text = json.dumps({role: body for role, body in model.seen}, indent=2, sort_keys=True)
+    return json.loads(text.replace(f"Today is {today}.", "Today is <today>."))
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_request_bodies_match_their_snapshot(make_desk: DeskFactory, protocol: Protocol) -> None:
+    seen = bodies(make_desk, protocol)
+    path = SNAPSHOTS / f"{protocol}.json"
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
+        path.write_text(json.dumps(seen, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    assert seen == json.loads(path.read_text("utf-8")), f"{path.name} changed"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_each_request_offers_only_its_output_tool_and_states_the_rules(
+    make_desk: DeskFactory, protocol: Protocol
+) -> None:
+    seen = bodies(make_desk, protocol)
+    tools = {"plan": "submit_plan", "answer": "submit_answer", "audit": "submit_audit"}
+    for role, tool in tools.items():
+        body = seen[role]
+        assert tool_names(protocol, body) == [tool]  # no other tool exists to unlock
+        assert body["temperature"] == 0
+        limit = ("max_completion_tokens", "max_output_tokens", "max_tokens")
+        assert [body[k] for k in limit if k in body] == [2048]
+        assert body.get("stream") in (None, False)
+        choice = body["tool_choice"]
+        assert choice in ("required", {"type": "any"}), choice  # the model must use the tool
+        assert system_text(protocol, body) == INSTRUCTIONS[role]
+        prompt = user_text(protocol, body)
+        assert prompt.startswith(f"<question>\n{QUESTION}\n</question>")
+        if role != "plan":
+            assert prompt.count("<sources>") == 1 and prompt.rstrip().endswith("</sources>")
+            assert re.search(r'<source id="S1" title="Erie Canal opens" date="1825-10-26"', prompt)
+
+
+def test_snapshots_hold_no_secret() -> None:
+    for path in SNAPSHOTS.glob("*.json"):
+        assert "sk-" not in path.read_text("utf-8")

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import Protocol
 from pydantic_ai.models import override_allow_model_requests
 
 from evidence_desk.desk import Desk
 from evidence_desk.retrieval.embedder import MiniLMEmbedder
 from evidence_desk.settings import Settings
+from evidence_desk.testing.fakeproviders import Protocol
 
 ENGINE = {
     "chat": "openai:gpt-4.1-mini",

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakes import Protocol, Reply
+from evidence_desk.testing.fakeproviders import Protocol, Reply
 
 Role = str  # "plan" | "answer" | "audit"
 _TOOL_ROLE = {"submit_plan": "plan", "submit_answer": "answer", "submit_audit": "audit"}

@@ -13,7 +13,6 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from fakes import Captured, FakeProvider, Protocol, Reply
 from pydantic import BaseModel
 from pydantic_ai import Agent, AgentRunResult
 from pydantic_ai.exceptions import ModelRequestRejectedError
@@ -22,6 +21,8 @@ from pydantic_ai.models.anthropic import AnthropicModel
 from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
+
+from evidence_desk.testing.fakeproviders import Captured, FakeProvider, Protocol, Reply
 
 QUESTION = [{"role": "user", "content": "Which claims does the source make?"}]
 CLAIMS_SCHEMA = {

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fakes import FakeProvider, Protocol, Reply
 from scripts import Model
 
 from conftest import PROTOCOLS, DeskFactory
 from evidence_desk.cli import main
+from evidence_desk.testing.fakeproviders import FakeProvider, Protocol, Reply
 from evidence_desk.types import Decision, Receipt
 
 QUESTION = "When was the Erie Canal opened?"
@@ -156,3 +156,28 @@ def test_ask_exits_non_zero_and_says_why_when_a_stage_fails(
     assert receipt["decision"] == "HELD_FOR_REVIEW" and receipt["failure"]["stage"] == "answer"
     assert "The answerer failed: the provider had a server error" in result.stderr
     assert "sk-test-key" not in result.output
+
+
+def test_check_with_a_failing_model_auditor_holds_and_says_why(
+    make_desk: DeskFactory, tmp_path: Path
+) -> None:
+    draft = {
+        "question": "When did the canal open?",
+        "answer": 'It says "The Erie Canal was opened on October 26, 1825" [S1].',
+        "sources": [{"id": "S1", "doc_id": "canal.md"}],
+    }
+    path = tmp_path / "draft.json"
+    path.write_text(json.dumps(draft), encoding="utf-8")
+    model = Model("chat", {"audit": [Reply.error(503, "down")] * 3})
+    with FakeProvider("chat", model) as fake:
+        desk = make_desk("chat", fake.base_url, planner="offline", answerer="offline")
+        [held] = desk.check_file(path)
+    assert held["decision"] == "HELD_FOR_REVIEW" and held["published_answer"] == ""
+    assert "The auditor failed: the provider had a server error (HTTP 503), 3 tries." in (
+        held["failure"]
+    )
+    with FakeProvider("chat", Model("chat")) as fake:
+        desk = make_desk("chat", fake.base_url, planner="offline", answerer="offline")
+        [cleared] = desk.check_file(path)
+    assert cleared["decision"] == "AUTO_CLEARED" and cleared["failure"] is None
+    assert cleared["auditor"] == "openai:gpt-4.1-mini"

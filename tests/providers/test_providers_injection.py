@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 import pytest
-from fakes import FakeProvider, Protocol
 from scripts import Model, Prompt, system_text, user_text
 
 from conftest import PROTOCOLS, DeskFactory
@@ -22,6 +21,7 @@ from evidence_desk.agents.prompts import ANSWERER_INSTRUCTIONS, AUDITOR_INSTRUCT
 from evidence_desk.desk import Desk
 from evidence_desk.retrieval.embedder import MiniLMEmbedder
 from evidence_desk.settings import Settings
+from evidence_desk.testing.fakeproviders import FakeProvider, Protocol
 from evidence_desk.types import Decision, Receipt
 
 QUESTION = "What tolls did the Erie Canal collect?"

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import FakeProvider, Protocol
 from scripts import Model, system_text, tool_names, user_text
 
 from conftest import PROTOCOLS, DeskFactory
@@ -26,6 +25,7 @@ from evidence_desk.agents.prompts import (
     AUDITOR_INSTRUCTIONS,
     PLANNER_INSTRUCTIONS,
 )
+from evidence_desk.testing.fakeproviders import FakeProvider, Protocol
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 QUESTION = "When was the Erie Canal opened?"

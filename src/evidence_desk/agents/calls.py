@@ -227,6 +227,17 @@ class ModelCaller(Generic[OutT]):
                     total,
                     failed,
                 ) from exc
+            except Exception as exc:
+                # Anything else (an SDK surprise, a bug) ends the stage too: the run is held
+                # with the reason instead of crashing, and nothing is published.
+                self._charge(budget, run.requests, run.total_tokens)
+                total += run
+                raise self._fail(
+                    f"the model call failed unexpectedly ({type(exc).__name__}: "
+                    f"{_first_line(exc)})",
+                    total,
+                    failed,
+                ) from exc
             self._charge(budget, run.requests, run.total_tokens)
             total += run
             return result.output, self._usage(total, failed)

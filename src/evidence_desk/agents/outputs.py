@@ -55,12 +55,15 @@ class _Out(BaseModel):
 
 
 class WindowOut(_Out):
+    """A period. One that ends before it starts matches no document (the planner's way of
+    saying the question's period and person do not overlap), so coverage stops the run."""
+
     start: str = Field(description="First day, YYYY-MM-DD.")
     end: str = Field(description="Last day, YYYY-MM-DD (inclusive).")
     label: str = Field(description="How the question named this period, e.g. 'the 1930s'.")
 
     @model_validator(mode="after")
-    def _valid_range(self) -> WindowOut:
+    def _valid_dates(self) -> WindowOut:
         for value in (self.start, self.end):
             if not _ISO_DATE.fullmatch(value):
                 raise ValueError(f"'{value}' is not a date in the form YYYY-MM-DD.")
@@ -68,8 +71,6 @@ class WindowOut(_Out):
                 date.fromisoformat(value)
             except ValueError:
                 raise ValueError(f"'{value}' is not a calendar date.") from None
-        if self.start > self.end:
-            raise ValueError(f"The window starts ({self.start}) after it ends ({self.end}).")
         return self
 
 

@@ -105,9 +105,11 @@ def test_window_rejects_impossible_dates(bad: str) -> None:
         WindowOut.model_validate(window(start="1899-01-01", end=bad))
 
 
-def test_window_rejects_a_start_after_its_end() -> None:
-    with pytest.raises(ValidationError, match="after it ends"):
-        WindowOut.model_validate(window(start="1940-01-01", end="1939-12-31"))
+def test_a_window_that_ends_before_it_starts_is_kept_as_an_empty_period() -> None:
+    # The offline planner writes one when a question's year and person do not overlap
+    # ("Washington in 1789"); it matches no document, so coverage stops the run.
+    w = WindowOut.model_validate(window(start="1790-01-08", end="1789-12-31"))
+    assert (w.start, w.end) == ("1790-01-08", "1789-12-31")
 
 
 def test_window_accepts_a_one_day_window_and_a_leap_day() -> None:

@@ -162,11 +162,13 @@ class FakeProvider:
         script: Script,
         *,
         models: Sequence[str] = ("fake-model",),
+        models_error: int | None = None,
     ) -> None:
         if protocol not in _ENDPOINTS:
             raise ValueError(f"unknown protocol {protocol!r}; expected one of {list(_ENDPOINTS)}")
         self.protocol: Protocol = protocol
         self.models = list(models)
+        self.models_error = models_error  # answer GETs (the model list) with this HTTP error
         self.requests: list[Captured] = []
         self._script = script if callable(script) else list(script)
         self._lock = threading.Lock()
@@ -231,6 +233,8 @@ class FakeProvider:
             self.requests.append(Captured(method, path, headers, body))
         route = path.split("?", 1)[0]
         if method == "GET":
+            if self.models_error is not None:
+                return self._error(self.models_error, "scripted model-list error")
             return _Response(200, self._models_body())
         if route != _ENDPOINTS[self.protocol]:
             return self._error(404, f"Unknown request URL: {method} {route}")

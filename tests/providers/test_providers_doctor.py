@@ -1,0 +1,139 @@
+"""`evidence-desk doctor` against local servers: what each role uses and what is missing."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from evidence_desk.agents.doctor import diagnose
+from evidence_desk.cli import main
+from evidence_desk.settings import Settings
+from evidence_desk.testing.fakeproviders import FakeProvider
+
+SECRET = "sk-test-doctor-secret-1234"
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_offline_roles_are_ready_with_nothing_to_check() -> None:
+    report = diagnose(Settings())
+    assert report.ready
+    assert [(r.engine, r.key, r.reachable) for r in report.roles] == [
+        ("offline", "not needed", "built in")
+    ] * 3
+
+
+def test_a_reachable_openai_endpoint_with_the_model_is_ready(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with FakeProvider("chat", [], models=["gpt-4.1-mini", "gpt-4.1"]) as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+        report = diagnose(Settings(model="openai:gpt-4.1-mini"))
+        probes = [r for r in fake.requests if r.method == "GET"]
+    assert report.ready, report.all_problems()
+    role = report.roles[1]
+    assert role.key == "OPENAI_API_KEY is set"
+    assert role.endpoint == fake.base_url
+    assert role.reachable == "it answers and lists 2 model(s)"
+    assert role.price.startswith("$0.4 in / $1.6 out")
+    assert len(probes) == 1  # one check per distinct endpoint, shared by the three roles
+    assert probes[0].headers["authorization"] == f"Bearer {SECRET}"  # the key reaches the SDK
+    assert all(r.method == "GET" for r in fake.requests)  # no prompt, no tokens
+
+
+def test_a_model_the_endpoint_does_not_list_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeProvider("anthropic", [], models=["claude-haiku-4-5"]) as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+        report = diagnose(Settings(answerer="anthropic:claude-nonexistent-9"))
+    assert not report.ready
+    assert report.all_problems() == [
+        "The answerer's endpoint does not list the model 'claude-nonexistent-9'; check the "
+        "name (for Ollama: `ollama pull` it first)."
+    ]
+
+
+def test_missing_keys_and_unreachable_servers_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    port = closed_port()
+    report = diagnose(
+        Settings(
+            planner="anthropic:claude-haiku-4-5",
+            answerer=f"openai-compatible:qwen@http://127.0.0.1:{port}/v1",
+            auditor="gemini:pro",
+        ),
+        timeout=2.0,
+    )
+    assert report.all_problems() == [
+        "The planner uses anthropic:claude-haiku-4-5, which needs ANTHROPIC_API_KEY; it is not "
+        "set.",
+        f"The answerer's endpoint (http://127.0.0.1:{port}/v1): it cannot be reached.",
+        "Unknown auditor engine 'gemini:pro'; use 'offline' or one of 'openai:<model>', "
+        "'openai-responses:<model>', 'anthropic:<model>', 'ollama:<model>', "
+        "'openai-compatible:<model>'.",
+    ]
+    assert report.roles[0].reachable == "not checked without a key"
+    assert report.roles[1].key == "none (the server may not need one)"
+
+
+@pytest.mark.parametrize("protocol", ["chat", "anthropic"])
+def test_a_rejected_key_is_reported_without_showing_it(
+    monkeypatch: pytest.MonkeyPatch, protocol: str
+) -> None:
+    with FakeProvider(protocol, [], models_error=401) as fake:  # type: ignore[arg-type]
+        prefix = "ANTHROPIC" if protocol == "anthropic" else "OPENAI"
+        monkeypatch.setenv(f"{prefix}_BASE_URL", fake.base_url)
+        monkeypatch.setenv(f"{prefix}_API_KEY", SECRET)
+        engine = "anthropic:claude-haiku-4-5" if protocol == "anthropic" else "openai:gpt-4.1"
+        report = diagnose(Settings(model=engine))
+    assert not report.ready
+    assert report.roles[0].reachable == "it rejected the key (HTTP 401)"
+    assert SECRET not in json.dumps(report.to_json())
+
+
+def test_a_server_without_a_model_list_still_counts_as_answering(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with FakeProvider("chat", [], models_error=404) as fake:
+        report = diagnose(Settings(model=f"openai-compatible:local@{fake.base_url}"))
+    assert report.ready
+    assert report.roles[0].reachable == "it answers (it publishes no model list)"
+
+
+def test_the_doctor_command_prints_each_role_and_exits_1_when_not_ready(tmp_path: Path) -> None:
+    runner = CliRunner()
+    env = {"EVIDENCE_DESK_ANSWERER": "openai:gpt-4.1-mini", "OPENAI_API_KEY": ""}
+    result = runner.invoke(main, ["--data-dir", str(tmp_path), "doctor"], env=env)
+    assert result.exit_code == 1
+    assert "answerer: openai:gpt-4.1-mini — not ready" in result.output
+    assert "OPENAI_API_KEY is missing" in result.output
+    assert "Missing or wrong:" in result.output
+    ok = runner.invoke(main, ["--data-dir", str(tmp_path), "doctor", "--json"])
+    assert ok.exit_code == 0
+    data = json.loads(ok.output)
+    assert data["ready"] is True and [r["role"] for r in data["roles"]] == [
+        "planner",
+        "answerer",
+        "auditor",
+    ]
+
+
+def test_the_doctor_never_prints_a_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with FakeProvider("chat", [], models=["gpt-4.1-mini"]) as fake:
+        env = {
+            "OPENAI_BASE_URL": fake.base_url,
+            "OPENAI_API_KEY": SECRET,
+            "EVIDENCE_DESK_MODEL": "openai:gpt-4.1-mini",
+        }
+        for args in (["doctor"], ["doctor", "--json"]):
+            result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), *args], env=env)
+            assert result.exit_code == 0, result.output
+            assert SECRET not in result.output and "OPENAI_API_KEY is set" in result.output

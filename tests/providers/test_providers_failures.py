@@ -173,8 +173,9 @@ def test_check_with_a_failing_model_auditor_holds_and_says_why(
         desk = make_desk("chat", fake.base_url, planner="offline", answerer="offline")
         [held] = desk.check_file(path)
     assert held["decision"] == "HELD_FOR_REVIEW" and held["published_answer"] == ""
-    assert "The auditor failed: the provider had a server error (HTTP 503), 3 tries." in (
-        held["failure"]
+    assert (
+        "The auditor failed: the provider had a server error (HTTP 503), 3 tries."
+        in (held["failure"])
     )
     with FakeProvider("chat", Model("chat")) as fake:
         desk = make_desk("chat", fake.base_url, planner="offline", answerer="offline")

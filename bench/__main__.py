@@ -2,7 +2,8 @@
 
 Runs, in order, each in its own process so one's memory and threads do not colour the next:
 embedding throughput, ingest (sample and digital.gov, cold), retrieval latency (digital.gov
-size and 200,000 passages), warm `ask` latency, the evaluation set under both fusions, the
+size and 200,000 passages), warm `ask` latency, model calls and tokens of a Quick run with a
+scripted provider, the evaluation set under both fusions, the
 coverage-floor calibration, and the auditor on WiCE. Benchmarks that need the shared data
 folder say so and skip. `--quick` runs the smoke variants where a bench has one.
 
@@ -48,6 +49,7 @@ def main() -> int:
             ]
         )
         failures += _run("ask", "--home", str(home)) != 0
+        failures += _run("model_calls", "--home", str(home)) != 0
         failures += _run("evaluation", "--home", str(home)) != 0
         failures += _run("calibrate_coverage", "--sample-home", str(home)) != 0
         failures += _run("wice") != 0

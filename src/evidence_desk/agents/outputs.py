@@ -55,8 +55,11 @@ class _Out(BaseModel):
 
 
 class WindowOut(_Out):
-    """A period. One that ends before it starts matches no document (the planner's way of
-    saying the question's period and person do not overlap), so coverage stops the run."""
+    """An inclusive period of dates."""
+
+    # Docstrings of these models are sent to the model as schema descriptions. A window
+    # that ends before it starts is accepted: it matches no document (the offline planner
+    # writes one when a question's period and person do not overlap), so coverage stops.
 
     start: str = Field(description="First day, YYYY-MM-DD.")
     end: str = Field(description="Last day, YYYY-MM-DD (inclusive).")

@@ -230,11 +230,20 @@ class OfflinePlanner:
     def __init__(self, reference_year: int | None = None) -> None:
         """`reference_year` resolves "the '30s" when the profile has no last date."""
         self._reference_year = reference_year
+        self._matchers: tuple[object, NameMatcher] | None = None
 
     def _ref_year(self, profile: ArchiveProfile) -> int:
         if profile.max_date:
             return int(profile.max_date[:4])
         return self._reference_year or date.today().year
+
+    def _matcher(self, profile: ArchiveProfile) -> NameMatcher:
+        """The name matcher for `profile`'s entities, built once per entities mapping."""
+        cached = self._matchers
+        if cached is None or cached[0] is not profile.entities:
+            cached = (profile.entities, NameMatcher(profile.entities))
+            self._matchers = cached
+        return cached[1]
 
     def _mentions(
         self, question: str, profile: ArchiveProfile
@@ -243,7 +252,7 @@ class OfflinePlanner:
         times = find_time_mentions(question, self._ref_year(profile))
         names = [
             n
-            for n in NameMatcher(profile.entities).find(question)
+            for n in self._matcher(profile).find(question)
             if not any(t.start < n.end and n.start < t.end for t in times)
         ]
         spans = [(t.start, t.end) for t in times] + [(n.start, n.end) for n in names]

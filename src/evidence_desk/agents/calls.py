@@ -4,8 +4,8 @@ One role's call is at most `attempts` tries of one Pydantic AI agent run:
 
 * 429 (rate limited): wait what the provider's `retry-after` asks, when it is at most
   `max_wait` seconds; a longer wait fails the stage at once rather than stall the run.
-* 5xx, 529 (overloaded), connection errors and timeouts: wait `backoff`, doubling each
-  time (capped at `max_wait`), then try again.
+* 5xx, 529 (overloaded), 408, 409, connection errors and timeouts: wait `backoff`,
+  doubling each time (capped at `max_wait`), then try again.
 * Any other 4xx (bad key, unknown model, quota used up, prompt too long): no retry; these
   do not get better by waiting.
 * Output that is malformed or does not match the schema: Pydantic AI sends the validation
@@ -98,6 +98,8 @@ def classify(exc: ModelAPIError, attempt: int, policy: CallPolicy) -> _Retry:
             )
         wait = backoff if exc.retry_after is None else max(exc.retry_after, 0.0)
         return _Retry(wait, f"the provider is rate limiting{status}")
+    if isinstance(exc, ModelHTTPError) and exc.status_code in (408, 409):
+        return _Retry(backoff, f"the provider asked to try again{status}")
     if isinstance(exc, ModelRequestTimeout | ModelTimeoutError):
         return _Retry(backoff, f"the provider did not answer within {policy.timeout:g} s")
     if isinstance(exc, ModelConnectionError):

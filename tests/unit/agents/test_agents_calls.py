@@ -421,6 +421,9 @@ def test_classify_a_rate_limit_with_zero_retry_after_retries_at_once() -> None:
         (ModelAuthenticationError("m", "bad key"), False),
         (ModelNotFoundError("m", "no model"), False),
         (ModelHTTPError(status_code=403, model_name="m"), False),
+        (ModelHTTPError(status_code=408, model_name="m"), True),
+        (ModelHTTPError(status_code=409, model_name="m"), True),
+        (ModelHTTPError(status_code=422, model_name="m"), False),
     ],
 )
 def test_classify_decides_what_is_worth_retrying(error: ModelAPIError, retry: bool) -> None:

@@ -116,7 +116,7 @@ def ask(ctx: click.Context, question: str, as_json: bool, deep: bool) -> None:
         if result.path is not None:
             out.print(f"\nReceipt: {result.path}")
     if receipt.failure is not None:  # the run ended at a failed stage: say so, exit non-zero
-        err.print(f"[red]Error:[/] {escape(receipt.failure.reason)}")
+        err.print(f"[red]error:[/red] {escape(receipt.failure.reason)}")
         sys.exit(1)
 
 

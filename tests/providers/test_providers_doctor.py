@@ -137,3 +137,18 @@ def test_the_doctor_never_prints_a_key(monkeypatch: pytest.MonkeyPatch, tmp_path
             result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), *args], env=env)
             assert result.exit_code == 0, result.output
             assert SECRET not in result.output and "OPENAI_API_KEY is set" in result.output
+
+
+def test_ask_with_a_missing_key_fails_in_one_sentence_before_any_work(
+    archive_home: Path,
+) -> None:
+    env = {"EVIDENCE_DESK_MODEL": "anthropic:claude-haiku-4-5", "ANTHROPIC_API_KEY": ""}
+    result = CliRunner().invoke(
+        main, ["--data-dir", str(archive_home), "ask", "When was the canal opened?"], env=env
+    )
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "error: The planner uses anthropic:claude-haiku-4-5, which needs ANTHROPIC_API_KEY; "
+        "it is not set."
+    )
+    assert result.stdout == ""

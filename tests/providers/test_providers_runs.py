@@ -176,3 +176,20 @@ def test_a_tool_call_to_a_tool_never_offered_is_refused_and_retried(
     assert {s.name: s.calls for s in receipt.stages}["answer"] == 2
     retry = model.seen[2][1]["messages"]
     assert any("search_web" in str(m) for m in retry)  # the model is told the tool is unknown
+
+
+def test_a_model_planner_cannot_drop_a_period_the_question_states(
+    make_desk: DeskFactory,
+) -> None:
+    # The scripted planner returns no time window at all; code reads "in 1950" and the
+    # archive holds nothing from 1950, so the run stops outside coverage, unanswered.
+    model = Model("chat")
+    with FakeProvider("chat", model) as fake:
+        desk = make_desk("chat", fake.base_url)
+        receipt = Receipt.model_validate(
+            desk.ask("What happened to the Erie Canal in 1950?").receipt
+        )
+    assert [role for role, _ in model.seen] == ["plan"]
+    assert receipt.decision == Decision.OUTSIDE_COVERAGE
+    assert [(w.start, w.end) for w in receipt.plan.time_windows] == [("1950-01-01", "1950-12-31")]
+    assert receipt.plan.queries == ("What happened to the Erie Canal in 1950?",)  # the model's

@@ -8,8 +8,9 @@ ends the stage.
 The conversions are where a model's output is made safe to use, and they only ever make
 things stricter:
 
-* A plan's key terms are computed by code from the question, never taken from a model, so
-  a planner cannot loosen the coverage check.
+* A plan's key terms are computed by code from the question, never taken from a model, and
+  periods the question states are read by code too (`anchor_plan`), so a planner cannot
+  loosen the coverage check.
 * A draft is rendered from claims with the citations the model gave; a citation to a source
   that does not exist is kept as written, so the checks in `trust/` see it and hold.
 * An audit gives every claim exactly one verdict: a claim the model skipped is
@@ -132,6 +133,20 @@ def to_plan(out: PlanOut, key_terms: Sequence[str]) -> Plan:
         key_terms=tuple(key_terms),
         kind=out.kind,
     )
+
+
+def anchor_plan(model: Plan, code: Plan) -> Plan:
+    """The plan a run uses: the model's, held to what code reads in the question.
+
+    `code` is the rule-based plan of the same question. Its key terms always replace the
+    model's. When code finds periods in the question (dates, decades, ranges, or people the
+    archive knows, each with its period), its kind, sub-questions and windows are kept and
+    the model contributes only its queries: a model cannot drop or widen a period the
+    question states, so the coverage check that an empty period triggers stays in force.
+    """
+    if code.time_windows:
+        return code.model_copy(update={"queries": model.queries or code.queries})
+    return model.model_copy(update={"key_terms": code.key_terms})
 
 
 def plan_output(plan: Plan) -> PlanOut:

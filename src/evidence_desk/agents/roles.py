@@ -25,7 +25,7 @@ from .base import Advice, ArchiveProfile, ClaimToAudit, RunBudget
 from .calls import CallPolicy, ModelCaller
 from .offline.model import AnswerRequest, AuditRequest, PlanRequest, structured_request
 from .offline.planner import OfflinePlanner
-from .outputs import AnswerOut, AuditOut, PlanOut, to_audits, to_draft, to_plan
+from .outputs import AnswerOut, AuditOut, PlanOut, anchor_plan, to_audits, to_draft, to_plan
 from .prices import PriceTable
 
 OutT = TypeVar("OutT")
@@ -65,7 +65,7 @@ def _caller(
 
 
 class AgentPlanner:
-    """The planner role. Key terms always come from code (see `outputs.to_plan`)."""
+    """The planner role, held to what code reads in the question (`outputs.anchor_plan`)."""
 
     def __init__(self, engine: str, model: Model, policy: CallPolicy, prices: PriceTable) -> None:
         self.engine_id = engine
@@ -73,14 +73,15 @@ class AgentPlanner:
             "planner", engine, model, PlanOut, PLAN_TOOL,
             prompts.PLANNER_INSTRUCTIONS, policy, prices,
         )  # fmt: skip
-        self._terms = OfflinePlanner()
+        self._rules = OfflinePlanner()  # what code reads in the question
 
     def plan(self, question: str, profile: ArchiveProfile, budget: RunBudget) -> Advice[Plan]:
         today = datetime.now(UTC).date().isoformat()
         prompt = prompts.plan_prompt(question, profile, today)
         with structured_request(PlanRequest(question, profile)):
             out, usage = self._call.call(prompt, budget)
-        return Advice(to_plan(out, self._terms.key_terms(question, profile)), usage)
+        code = self._rules.plan(question, profile)
+        return Advice(anchor_plan(to_plan(out, code.key_terms), code), usage)
 
 
 class AgentAnswerer:

@@ -259,14 +259,6 @@ class OfflinePlanner:
         topic, key_terms = _topic(question, spans)
         return times, names, topic, key_terms
 
-    def key_terms(self, question: str, profile: ArchiveProfile) -> tuple[str, ...]:
-        """The question's topic words (not times or names), lower-cased and unstemmed.
-
-        The coverage check looks for them, so every planner's plan carries these, computed
-        by code: a model planner cannot loosen coverage by choosing fewer words.
-        """
-        return tuple(self._mentions(question, profile)[3])
-
     def plan(self, question: str, profile: ArchiveProfile) -> Plan:
         times, names, topic, key_terms = self._mentions(question, profile)
         sides, compared = _sides(question, times, names)

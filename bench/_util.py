@@ -11,6 +11,7 @@ import json
 import os
 import resource
 import statistics
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -34,6 +35,25 @@ class BenchPassage:
     text: str
     title: str
     date: str | None
+
+
+# --------------------------------------------------------------------------- the sample
+
+
+@contextmanager
+def sample_home(home: Path | None) -> Iterator[Path]:
+    """`home` when given (a data dir holding the ingested sample), else a temporary data dir
+    with the sample ingested into it, removed afterwards."""
+    if home is not None:
+        yield home
+        return
+    from evidence_desk.desk import Desk
+    from evidence_desk.settings import Settings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        built = Path(tmp) / "home"
+        Desk(Settings(home=built)).ingest_sample("sotu")
+        yield built
 
 
 # --------------------------------------------------------------------------- measuring

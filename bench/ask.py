@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -23,7 +22,7 @@ from evidence_desk.desk import Desk
 from evidence_desk.evaluation.questions import bundled_questions
 from evidence_desk.settings import Settings
 
-from ._util import p95, peak_rss_mb
+from ._util import p95, peak_rss_mb, sample_home
 
 BAR_MS = 300.0
 
@@ -64,11 +63,7 @@ def main() -> None:
     parser.add_argument("--home", type=Path)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        home = args.home
-        if home is None:
-            home = Path(tmp) / "home"
-            Desk(Settings(home=home)).ingest_sample("sotu")
+    with sample_home(args.home) as home:
         measure(home, args.rounds)
 
 

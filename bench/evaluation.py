@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from evidence_desk.desk import Desk
 from evidence_desk.evaluation.questions import bundled_questions
 from evidence_desk.settings import Settings
+
+from ._util import sample_home
 
 KEYS = (
     "answer_accuracy",
@@ -47,11 +48,7 @@ def main() -> None:
     parser.add_argument("--home", type=Path)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        home = args.home
-        if home is None:
-            home = Path(tmp) / "home"
-            Desk(Settings(home=home)).ingest_sample("sotu")
+    with sample_home(args.home) as home:
         results = {fusion: run(home, fusion) for fusion in ("rrf", "score")}
     if args.json:
         print(json.dumps(results, indent=2))

@@ -21,7 +21,6 @@ import argparse
 import os
 import re
 import statistics
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,8 @@ from evidence_desk.desk import Desk
 from evidence_desk.evaluation.questions import bundled_questions
 from evidence_desk.settings import Settings
 from evidence_desk.testing.fakeproviders import FakeProvider, Reply
+
+from ._util import sample_home
 
 REFERENCE = (12, 90_000)
 BAR = (6, 30_000)
@@ -79,11 +80,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        home = args.home
-        if home is None:
-            home = Path(tmp) / "home"
-            Desk(Settings(home=home)).ingest_sample("sotu")
+    with sample_home(args.home) as home:
         measure(home)
 
 

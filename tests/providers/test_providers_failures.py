@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from provider_helpers import PROTOCOLS, DeskFactory
 from scripts import Model
 
-from conftest import PROTOCOLS, DeskFactory
 from evidence_desk.cli import main
 from evidence_desk.testing.fakeproviders import FakeProvider, Protocol, Reply
 from evidence_desk.types import Decision, Receipt

@@ -14,9 +14,9 @@ import re
 from pathlib import Path
 
 import pytest
+from provider_helpers import PROTOCOLS, DeskFactory
 from scripts import Model, Prompt, system_text, user_text
 
-from conftest import PROTOCOLS, DeskFactory
 from evidence_desk.agents.prompts import ANSWERER_INSTRUCTIONS, AUDITOR_INSTRUCTIONS
 from evidence_desk.desk import Desk
 from evidence_desk.retrieval.embedder import MiniLMEmbedder

@@ -7,9 +7,9 @@ each role. Whatever the model says, the deterministic checks and the gate decide
 from __future__ import annotations
 
 import pytest
+from provider_helpers import ENGINE, PROTOCOLS, DeskFactory
 from scripts import Model, Prompt, first_sentence
 
-from conftest import ENGINE, PROTOCOLS, DeskFactory
 from evidence_desk.agents.prices import PriceTable
 from evidence_desk.testing.fakeproviders import FakeProvider, Protocol, Reply
 from evidence_desk.types import Decision, Receipt, Verdict

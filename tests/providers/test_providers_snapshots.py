@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from provider_helpers import PROTOCOLS, DeskFactory
 from scripts import Model, system_text, tool_names, user_text
 
-from conftest import PROTOCOLS, DeskFactory
 from evidence_desk.agents.prompts import (
     ANSWERER_INSTRUCTIONS,
     AUDITOR_INSTRUCTIONS,

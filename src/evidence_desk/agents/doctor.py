@@ -71,42 +71,22 @@ class DoctorReport:
         }
 
 
-def _probe_openai(spec: EngineSpec, key: str | None, timeout: float) -> Probe:
-    import openai
+def _list_models(sdk: Any, client: Any, timeout: float) -> Probe:
+    """Ask `client` (an OpenAI or Anthropic SDK client) for its models; `sdk` is its module.
 
-    client = openai.OpenAI(
-        base_url=spec.base_url, api_key=key or "not-needed", max_retries=0, timeout=timeout
-    )
+    Both SDKs share their error classes' names and meaning.
+    """
     try:
         ids = tuple(m.id for m in client.models.list())
-    except openai.AuthenticationError as exc:
+    except sdk.AuthenticationError as exc:
         return Probe(False, f"it rejected the key (HTTP {exc.status_code})")
-    except openai.NotFoundError:
+    except sdk.NotFoundError:
         return Probe(True, "it answers (it publishes no model list)")
-    except openai.APITimeoutError:
+    except sdk.APITimeoutError:
         return Probe(False, f"it did not answer within {timeout:g} s")
-    except openai.APIConnectionError:
+    except sdk.APIConnectionError:
         return Probe(False, "it cannot be reached")
-    except openai.APIStatusError as exc:
-        return Probe(False, f"it answered with HTTP {exc.status_code}")
-    return Probe(True, f"it answers and lists {len(ids)} model(s)", ids)
-
-
-def _probe_anthropic(spec: EngineSpec, key: str | None, timeout: float) -> Probe:
-    import anthropic
-
-    client = anthropic.Anthropic(
-        api_key=key, base_url=spec.base_url, max_retries=0, timeout=timeout
-    )
-    try:
-        ids = tuple(m.id for m in client.models.list())
-    except anthropic.AuthenticationError as exc:
-        return Probe(False, f"it rejected the key (HTTP {exc.status_code})")
-    except anthropic.APITimeoutError:
-        return Probe(False, f"it did not answer within {timeout:g} s")
-    except anthropic.APIConnectionError:
-        return Probe(False, "it cannot be reached")
-    except anthropic.APIStatusError as exc:
+    except sdk.APIStatusError as exc:
         return Probe(False, f"it answered with HTTP {exc.status_code}")
     return Probe(True, f"it answers and lists {len(ids)} model(s)", ids)
 
@@ -115,8 +95,18 @@ def probe(spec: EngineSpec, key: str | None, timeout: float = 5.0) -> Probe:
     """Ask the endpoint for its model list; never raises for network or HTTP trouble."""
     try:
         if spec.provider == "anthropic":
-            return _probe_anthropic(spec, key, timeout)
-        return _probe_openai(spec, key, timeout)
+            import anthropic
+
+            client: Any = anthropic.Anthropic(
+                api_key=key, base_url=spec.base_url, max_retries=0, timeout=timeout
+            )
+            return _list_models(anthropic, client, timeout)
+        import openai
+
+        client = openai.OpenAI(
+            base_url=spec.base_url, api_key=key or "not-needed", max_retries=0, timeout=timeout
+        )
+        return _list_models(openai, client, timeout)
     except ImportError:
         return Probe(False, f"the provider SDKs are not installed ({INSTALL_HINT})")
 

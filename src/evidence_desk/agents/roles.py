@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from pydantic_ai import Agent, ToolOutput
 from pydantic_ai.models import Model
@@ -30,49 +30,46 @@ from .prices import PriceTable
 
 OutT = TypeVar("OutT")
 
-PLAN_TOOL = "submit_plan"
-ANSWER_TOOL = "submit_answer"
-AUDIT_TOOL = "submit_audit"
 
+class _Role(Generic[OutT]):
+    """One role's agent: its output type and tool, its instructions, and the caller."""
 
-def _caller(
-    role: str,
-    engine: str,
-    model: Model,
-    output: type[OutT],
-    tool: str,
-    instructions: str,
-    policy: CallPolicy,
-    prices: PriceTable,
-) -> ModelCaller[OutT]:
-    settings = ModelSettings(
-        temperature=0.0,
-        max_tokens=policy.max_output_tokens,
-        timeout=policy.timeout,
-        max_retries=0,
-        # Our instructions say how to read the prompt; keep them first and unchanged.
-        framing_announcement="never",
-    )
-    agent: Agent[None, OutT] = Agent(
-        model,
-        output_type=ToolOutput(output, name=tool),
-        instructions=instructions,
-        model_settings=settings,
-        retries=policy.output_retries,
-        name=f"evidence-desk-{role}",
-    )
-    return ModelCaller(role, engine, agent, policy, prices)
-
-
-class AgentPlanner:
-    """The planner role, held to what code reads in the question (`outputs.anchor_plan`)."""
+    role: ClassVar[str]
+    tool: ClassVar[str]
+    instructions: ClassVar[str]
+    output: type[OutT]
 
     def __init__(self, engine: str, model: Model, policy: CallPolicy, prices: PriceTable) -> None:
         self.engine_id = engine
-        self._call = _caller(
-            "planner", engine, model, PlanOut, PLAN_TOOL,
-            prompts.PLANNER_INSTRUCTIONS, policy, prices,
-        )  # fmt: skip
+        settings = ModelSettings(
+            temperature=0.0,
+            max_tokens=policy.max_output_tokens,
+            timeout=policy.timeout,
+            max_retries=0,
+            # Our instructions say how to read the prompt; keep them first and unchanged.
+            framing_announcement="never",
+        )
+        agent: Agent[None, OutT] = Agent(
+            model,
+            output_type=ToolOutput(self.output, name=self.tool),
+            instructions=self.instructions,
+            model_settings=settings,
+            retries=policy.output_retries,
+            name=f"evidence-desk-{self.role}",
+        )
+        self._call = ModelCaller(self.role, engine, agent, policy, prices)
+
+
+class AgentPlanner(_Role[PlanOut]):
+    """The planner role, held to what code reads in the question (`outputs.anchor_plan`)."""
+
+    role = "planner"
+    tool = "submit_plan"
+    instructions = prompts.PLANNER_INSTRUCTIONS
+    output = PlanOut
+
+    def __init__(self, engine: str, model: Model, policy: CallPolicy, prices: PriceTable) -> None:
+        super().__init__(engine, model, policy, prices)
         self._rules = OfflinePlanner()  # what code reads in the question
 
     def plan(self, question: str, profile: ArchiveProfile, budget: RunBudget) -> Advice[Plan]:
@@ -84,15 +81,13 @@ class AgentPlanner:
         return Advice(anchor_plan(to_plan(out, code.key_terms), code), usage)
 
 
-class AgentAnswerer:
+class AgentAnswerer(_Role[AnswerOut]):
     """The answerer role: claims with citations and quotes, rendered as a draft."""
 
-    def __init__(self, engine: str, model: Model, policy: CallPolicy, prices: PriceTable) -> None:
-        self.engine_id = engine
-        self._call = _caller(
-            "answerer", engine, model, AnswerOut, ANSWER_TOOL,
-            prompts.ANSWERER_INSTRUCTIONS, policy, prices,
-        )  # fmt: skip
+    role = "answerer"
+    tool = "submit_answer"
+    instructions = prompts.ANSWERER_INSTRUCTIONS
+    output = AnswerOut
 
     def answer(
         self, question: str, plan: Plan, sources: Sequence[Source], budget: RunBudget
@@ -103,15 +98,13 @@ class AgentAnswerer:
         return Advice(to_draft(out), usage)
 
 
-class AgentAuditor:
+class AgentAuditor(_Role[AuditOut]):
     """The auditor role: one verdict per claim, never more lenient than the model said."""
 
-    def __init__(self, engine: str, model: Model, policy: CallPolicy, prices: PriceTable) -> None:
-        self.engine_id = engine
-        self._call = _caller(
-            "auditor", engine, model, AuditOut, AUDIT_TOOL,
-            prompts.AUDITOR_INSTRUCTIONS, policy, prices,
-        )  # fmt: skip
+    role = "auditor"
+    tool = "submit_audit"
+    instructions = prompts.AUDITOR_INSTRUCTIONS
+    output = AuditOut
 
     def audit(
         self,

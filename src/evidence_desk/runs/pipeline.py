@@ -292,9 +292,8 @@ class Pipeline:
         outcome = outcome.model_copy(
             update={"reason": f"{failed.reason} Nothing was published; the run needs review."}
         )
-        receipt = self._receipt(question, created, g, draft, claims, outcome, clock)
         failure = StageFailure(stage=failed.stage, reason=failed.reason)
-        return receipt.model_copy(update={"failure": failure})
+        return self._receipt(question, created, g, draft, claims, outcome, clock, failure)
 
     def _retrieve(self, plan: Plan) -> list[list[Hit]]:
         """One hit list per side.
@@ -331,6 +330,7 @@ class Pipeline:
         claims: Sequence[Claim],
         outcome: GateOutcome,
         clock: _Clock,
+        failure: StageFailure | None = None,
     ) -> Receipt:
         active = sum(s.latency_ms for s in clock.stages) / 1000.0
         unpriced = tuple(
@@ -364,6 +364,7 @@ class Pipeline:
                 ),
                 unpriced_engines=unpriced,
             ),
+            failure=failure,
         )
 
 

@@ -59,8 +59,10 @@ SOURCES = (
 )
 
 
-def evidence() -> dict[str, EvidenceSource]:
-    return {s.id: EvidenceSource.from_source(s, DOCUMENTS[s.doc_id]) for s in SOURCES}
+def evidence(
+    sources: Sequence[Source] = SOURCES, documents: dict[str, str] = DOCUMENTS
+) -> dict[str, EvidenceSource]:
+    return {s.id: EvidenceSource.from_source(s, documents[s.doc_id]) for s in sources}
 
 
 def build_receipt(
@@ -68,9 +70,12 @@ def build_receipt(
     verdicts: Sequence[Verdict] | None = None,
     coverage: Coverage | None = None,
     policy: GatePolicy | None = None,
+    sources: Sequence[Source] = SOURCES,
+    documents: dict[str, str] = DOCUMENTS,
 ) -> dict[str, Any]:
-    """An unsealed receipt whose decision follows from the draft, verdicts and policy."""
-    checked = check_draft(draft, evidence())
+    """An unsealed receipt whose decision follows from the draft, verdicts and policy
+    (over the two Roosevelt addresses unless other sources and their texts are given)."""
+    checked = check_draft(draft, evidence(sources, documents))
     chosen = verdicts or [Verdict.SUPPORTED] * len(checked)
     audits = [ClaimAudit(verdict=v) for v in chosen]
     gate_policy = policy or GatePolicy(coverage_floor=0.4)
@@ -80,7 +85,7 @@ def build_receipt(
         created_at="2024-01-01T00:00:00Z",
         question="What did Roosevelt say about fear?",
         plan=Plan(subquestions=(), queries=("roosevelt fear",)),
-        sources=list(SOURCES),
+        sources=list(sources),
         draft=draft,
         claims=claims,
         quotes=[q for c in claims for q in c.quotes],

@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
-from evidence_desk.trust.checks import EvidenceSource, check_draft
 from evidence_desk.trust.consistency import consistency_problems
-from evidence_desk.trust.gate import decide
 from evidence_desk.trust.screen import model_directed
-from evidence_desk.types import (
-    ClaimAudit,
-    Decision,
-    EngineIds,
-    GatePolicy,
-    Plan,
-    Receipt,
-    ScoredPassage,
-    Source,
-    Usage,
-    Verdict,
-)
+from evidence_desk.types import Decision, Receipt, ScoredPassage, Source
 
 
 @pytest.mark.parametrize(
@@ -77,39 +67,18 @@ SOURCES = [source("S1", "memo", DOC), source("S2", "rail", CLEAN)]
 TEXTS = {"memo": DOC, "rail": CLEAN}
 
 
-def run(draft: str) -> dict[str, object]:
-    evidence = {s.id: EvidenceSource.from_source(s, TEXTS[s.doc_id]) for s in SOURCES}
-    checked = check_draft(draft, evidence)
-    claims, outcome = decide(
-        checked,
-        [ClaimAudit(verdict=Verdict.SUPPORTED)] * len(checked),
-        None,
-        GatePolicy(coverage_floor=0.4),
-    )
-    return Receipt(
-        run_id="r",
-        created_at="2024-01-01T00:00:00Z",
-        question="q",
-        plan=Plan(subquestions=(), queries=("q",)),
+MakeReceipt = Callable[..., dict[str, Any]]
+
+
+def test_a_claim_citing_a_flagged_source_fails_and_the_answer_is_held(
+    make_receipt: MakeReceipt,
+) -> None:
+    receipt = make_receipt(
         sources=SOURCES,
-        draft=draft,
-        claims=claims,
-        quotes=[q for c in claims for q in c.quotes],
-        decision=outcome.decision,
-        reason=outcome.reason,
-        published_answer=outcome.published_answer,
-        engine=EngineIds(planner="o", answerer="o", auditor="o"),
-        policy=GatePolicy(coverage_floor=0.4),
-        stages=[],
-        usage=Usage(),
-    ).model_dump(mode="json")
-
-
-def test_a_claim_citing_a_flagged_source_fails_and_the_answer_is_held() -> None:
-    receipt = run(
-        'The memo says "The canal opened in 1825." [S1] The railroad was done in 1869 [S2].'
+        documents=TEXTS,
+        draft='The memo says "The canal opened in 1825." [S1] The railroad was done in 1869 [S2].',
     )
-    first, second = receipt["claims"]  # type: ignore[misc]
+    first, second = receipt["claims"]
     assert first["checks"]["model_directed_sources"] == ["S1"]
     assert first["verdict"] == "unsupported" and first["auditor_verdict"] == "supported"
     assert second["checks"]["model_directed_sources"] == []
@@ -121,13 +90,21 @@ def test_a_claim_citing_a_flagged_source_fails_and_the_answer_is_held() -> None:
     assert consistency_problems(Receipt.model_validate(receipt)) == []
 
 
-def test_several_flagged_claims_are_counted() -> None:
-    receipt = run("It opened in 1825 [S1]. It was praised [S1]. Done in 1869 [S2].")
+def test_several_flagged_claims_are_counted(make_receipt: MakeReceipt) -> None:
+    receipt = make_receipt(
+        sources=SOURCES,
+        documents=TEXTS,
+        draft="It opened in 1825 [S1]. It was praised [S1]. Done in 1869 [S2].",
+    )
     assert "2 sentences cite a source that contains instructions" in str(receipt["reason"])
 
 
-def test_a_receipt_whose_screen_flag_was_removed_is_inconsistent() -> None:
-    receipt = run("It opened in 1825 [S1]. Done in 1869 [S2].")
-    receipt["claims"][0]["checks"]["model_directed_sources"] = []  # type: ignore[index]
+def test_a_receipt_whose_screen_flag_was_removed_is_inconsistent(
+    make_receipt: MakeReceipt,
+) -> None:
+    receipt = make_receipt(
+        sources=SOURCES, documents=TEXTS, draft="It opened in 1825 [S1]. Done in 1869 [S2]."
+    )
+    receipt["claims"][0]["checks"]["model_directed_sources"] = []
     found = consistency_problems(Receipt.model_validate(receipt))
     assert "Claim 1's check for text aimed at a model does not match its sources." in found

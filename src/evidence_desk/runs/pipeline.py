@@ -4,6 +4,10 @@ The pipeline owns the order of the stages and the timing of each; it knows nothi
 storage or the command line. Each stage is a method with one job. Agents (planner, answerer,
 auditor) advise; `trust/` checks and decides. The result is an unsealed receipt: sealing,
 signing and persisting belong to the desk.
+
+An agent stage that fails (its role raised `AgentFailure`) ends the run there: the receipt
+records the stage, its reason and what it cost, and the gate holds the run. A failed auditor
+leaves every claim `unsupported`; a failed planner or answerer leaves no claims.
 """
 
 from __future__ import annotations
@@ -119,7 +123,7 @@ class _Clock:
             )
 
 
-class _StageFailed(Exception):
+class StageFailed(Exception):
     """An agent stage failed; carries what the run had gathered so far."""
 
     def __init__(self, stage: str, failure: AgentFailure) -> None:
@@ -137,7 +141,7 @@ def _agent_stage(clock: _Clock, name: str) -> Iterator[_Meter]:
         except AgentFailure as failure:
             meter.usage = failure.usage
             meter.error = failure.reason
-            raise _StageFailed(name, failure) from failure
+            raise StageFailed(name, failure) from failure
 
 
 @dataclass(frozen=True)
@@ -208,7 +212,7 @@ class Pipeline:
     ) -> Gathered:
         """The stages before any agent writes: plan, retrieve, select, coverage.
 
-        Raises `_StageFailed` when the planner fails.
+        Raises `StageFailed` when the planner fails.
         """
         clock = clock or _Clock()
         budget = budget or self.budget()
@@ -243,7 +247,7 @@ class Pipeline:
         budget = self.budget()
         try:
             g = self.gather(question, mode=mode, clock=clock, budget=budget)
-        except _StageFailed as failed:
+        except StageFailed as failed:
             g = Gathered(_fallback_plan(question, mode), [], {}, None)
             return self._failed(question, created, g, "", [], failed, clock)
         if g.coverage is not None and not g.coverage.covered:
@@ -254,7 +258,7 @@ class Pipeline:
             with _agent_stage(clock, "answer") as meter:
                 advice = self.answerer.answer(question, g.plan, g.sources, budget)
                 meter.usage, draft = advice.usage, advice.value
-        except _StageFailed as failed:
+        except StageFailed as failed:
             return self._failed(question, created, g, "", [], failed, clock)
         with clock.stage("verify"):
             checked = check_draft(draft.text, evidence_sources(g.sources, g.documents))
@@ -263,7 +267,7 @@ class Pipeline:
             with _agent_stage(clock, "audit") as meter:
                 audit = self.auditor.audit(question, to_audit, g.sources, budget)
                 meter.usage, audits = audit.usage, audit.value
-        except _StageFailed as failed:
+        except StageFailed as failed:
             # Every claim gets the strictest verdict short of contradicted, so the gate holds.
             audits = [
                 ClaimAudit(verdict=Verdict.UNSUPPORTED, rationale=failed.reason) for _ in checked
@@ -282,7 +286,7 @@ class Pipeline:
         g: Gathered,
         draft: str,
         claims: Sequence[Claim],
-        failed: _StageFailed,
+        failed: StageFailed,
         clock: _Clock,
     ) -> Receipt:
         """The receipt of a run that ended at a failed stage: held, nothing published."""

@@ -92,31 +92,34 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
 
 
 def _hold_reasons(claims: Sequence[Claim]) -> list[str]:
-    bad_quotes = sum(not q.verbatim for c in claims for q in c.quotes)
-    unknown = sum(not c.checks.citations_exist for c in claims)
-    contradicted = sum(c.verdict == Verdict.CONTRADICTED for c in claims)
-    directed = sum(bool(c.checks.model_directed_sources) for c in claims)
-    quoted = sum(bool(c.quotes) and not is_grounded(c) for c in claims)
-    reasons = []
-    if bad_quotes:
-        verb = "is" if bad_quotes == 1 else "are"
-        reasons.append(f"{_count(bad_quotes, 'quote')} {verb} not word for word in a cited source")
-    if unknown:
-        verb = "cites" if unknown == 1 else "cite"
-        reasons.append(f"{_count(unknown, 'sentence')} {verb} a source that does not exist")
-    if contradicted:
-        verb = "is" if contradicted == 1 else "are"
-        reasons.append(f"{_count(contradicted, 'sentence')} {verb} contradicted by the sources")
-    if quoted:
-        verb = "is" if quoted == 1 else "are"
-        reasons.append(f"{_count(quoted, 'quoted sentence')} {verb} not supported by the sources")
-    if directed:
-        verb = "cites" if directed == 1 else "cite"
-        reasons.append(
-            f"{_count(directed, 'sentence')} {verb} a source that contains instructions "
-            "aimed at an AI model"
-        )
-    return reasons
+    # (count, noun, verb when singular, verb when plural, the rest of the sentence)
+    findings = [
+        (
+            sum(not q.verbatim for c in claims for q in c.quotes),
+            "quote", "is", "are", "not word for word in a cited source",
+        ),
+        (
+            sum(not c.checks.citations_exist for c in claims),
+            "sentence", "cites", "cite", "a source that does not exist",
+        ),
+        (
+            sum(c.verdict == Verdict.CONTRADICTED for c in claims),
+            "sentence", "is", "are", "contradicted by the sources",
+        ),
+        (
+            sum(bool(c.quotes) and not is_grounded(c) for c in claims),
+            "quoted sentence", "is", "are", "not supported by the sources",
+        ),
+        (
+            sum(bool(c.checks.model_directed_sources) for c in claims),
+            "sentence", "cites", "cite", "a source that contains instructions aimed at an AI model",
+        ),
+    ]  # fmt: skip
+    return [
+        f"{_count(n, noun)} {one if n == 1 else many} {rest}"
+        for n, noun, one, many, rest in findings
+        if n
+    ]
 
 
 def _join(parts: Sequence[str]) -> str:

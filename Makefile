@@ -12,10 +12,12 @@ demo: $(VENV)/.installed
 	$(BIN)/evidence-desk ingest --sample sotu
 	$(BIN)/evidence-desk ask "$(DEMO_QUESTION)"
 
+# trust/ is the publish-safety boundary: the suite must cover every line and branch of it.
 test: $(VENV)/.installed
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest --cov=evidence_desk.trust --cov-branch --cov-report=term-missing:skip-covered \
+		--cov-fail-under=100
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check src tests bench

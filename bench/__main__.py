@@ -4,7 +4,8 @@ Runs, in order, each in its own process so one's memory and threads do not colou
 embedding throughput, ingest (sample and digital.gov, cold), retrieval latency (digital.gov
 size and 200,000 passages), warm `ask` latency, model calls and tokens of a Quick run with a
 scripted provider, the evaluation set under both fusions, the
-coverage-floor calibration, and the auditor on WiCE. Benchmarks that need the shared data
+coverage-floor calibration, the auditor on WiCE, and hostile drafts against the grounding
+contract. Benchmarks that need the shared data
 folder say so and skip. `--quick` runs the smoke variants where a bench has one.
 
 The sample archive is ingested once into a temporary data dir for the benches that need it.
@@ -53,6 +54,7 @@ def main() -> int:
         failures += _run("evaluation", "--home", str(home)) != 0
         failures += _run("calibrate_coverage", "--sample-home", str(home)) != 0
         failures += _run("wice") != 0
+        failures += _run("adversarial", *quick) != 0
     print(f"\n{failures} benchmark(s) failed" if failures else "\nall benchmarks ran")
     return 1 if failures else 0
 

@@ -155,22 +155,38 @@ def _print_answer(r: Receipt) -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON result per draft, one per line.")
 @click.pass_context
 def check(ctx: click.Context, file: Path, as_json: bool) -> None:
-    """Check drafts written elsewhere (one JSON object, or JSONL) against the archive."""
+    """Check drafts written elsewhere (JSON, a JSON list, or JSONL) against the archive.
+
+    Every draft gets its result in file order, an invalid one an error in its place; the
+    exit status is 1 when any draft was invalid.
+    """
     desk = _desk(ctx)
     results = desk.check_file(file)
     for res in results:
         if as_json:
             click.echo(json.dumps(res, ensure_ascii=False, separators=(",", ":")))
-            continue
-        out.print(
-            f"[{_DECISION_STYLE[Decision(res['decision'])]}]{res['decision']}[/] "
-            f"— {escape(res['reason'])}"
+        elif res["decision"] is None:
+            out.print(f"[bold red]INVALID[/] — {escape(res['error'])}")
+        else:
+            _print_check(res)
+    invalid = [r for r in results if r["decision"] is None]
+    if invalid:
+        places = ", ".join(
+            f"line {r['line']}" if "line" in r else f"item {r['index']}" for r in invalid
         )
-        for claim in res["claims"]:
-            mark = "kept" if claim["kept"] else "dropped"
-            out.print(escape(f"  [{claim['verdict']}, {mark}] {claim['text']}"))
-        if res["published_answer"]:
-            out.print(f"  Published: {escape(res['published_answer'])}")
+        _fail(f"{len(invalid)} of {len(results)} drafts in {file} could not be checked ({places}).")
+
+
+def _print_check(res: dict[str, Any]) -> None:
+    out.print(
+        f"[{_DECISION_STYLE[Decision(res['decision'])]}]{res['decision']}[/] "
+        f"— {escape(res['reason'])}"
+    )
+    for claim in res["claims"]:
+        mark = "kept" if claim["kept"] else "dropped"
+        out.print(escape(f"  [{claim['verdict']}, {mark}] {claim['text']}"))
+    if res["published_answer"]:
+        out.print(f"  Published: {escape(res['published_answer'])}")
 
 
 # --------------------------------------------------------------------------- receipts
@@ -183,22 +199,32 @@ def receipt() -> None:
 
 @receipt.command("verify")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--trust-key",
+    "key_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Also accept receipts signed with the public key in this file (one base64 line, as "
+    "`receipt key` prints, or PEM). Repeatable.",
+)
 @click.pass_context
-def receipt_verify(ctx: click.Context, file: Path) -> None:
-    """Re-check a receipt offline: hash, signature, quotes, and the gate's decision."""
-    desk = _desk(ctx)
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        _fail(f"{file} is not a JSON receipt ({exc}).")
-    report = desk.verify_receipt(data)
+def receipt_verify(ctx: click.Context, file: Path, key_files: tuple[Path, ...]) -> None:
+    """Re-check a receipt offline: hash, trusted signature, quotes, and the gate's decision."""
+    report = _desk(ctx).verify_receipt_file(file, key_files=key_files)
     for note in report.notes:
         err.print(f"note: {escape(note)}")
     if not report.ok:
         for problem in report.problems:
             err.print(f"[red]FAIL[/red] {escape(problem)}")
         sys.exit(1)
-    out.print(f"OK {escape(str(data.get('run_id')))}: {'; '.join(report.passed)}")
+    out.print(f"OK {escape(report.run_id)}: {escape('; '.join(report.passed))}")
+
+
+@receipt.command("key")
+@click.pass_context
+def receipt_key(ctx: click.Context) -> None:
+    """Print this desk's public key, for another desk's `--trust-key` or trusted-keys file."""
+    click.echo(_desk(ctx).public_key())
 
 
 # --------------------------------------------------------------------------- eval

@@ -25,7 +25,7 @@ from .archive.loaders import iter_documents
 from .archive.results import LoadResult
 from .archive.sample import SampleError, load_sample
 from .deskarchive import DeskArchive
-from .drafts import DraftFileError, check_drafts, read_drafts
+from .drafts import DraftFileError, DraftInput, check_drafts, read_drafts
 from .evaluation.questions import Question, QuestionFileError, bundled_questions, load_questions
 from .evaluation.runner import evaluate
 from .retrieval.embedder import MiniLMEmbedder
@@ -34,8 +34,17 @@ from .runs.selection import SelectionBounds
 from .settings import Settings
 from .store.embedding_cache import EmbeddingCache
 from .store.sqlite import ArchiveStore, ReceiptChainError, StoreError
+from .trust.canonical import DuplicateKeyError, loads_strict
 from .trust.receipts import VerifyReport, seal, verify_receipt
-from .trust.signing import key_id_for, load_or_create_key, public_key_b64, raw_public_key
+from .trust.signing import (
+    decode_public_key,
+    key_id_for,
+    load_or_create_key,
+    parse_key_list,
+    parse_public_key,
+    public_key_b64,
+    raw_public_key,
+)
 from .types import GatePolicy, Receipt
 
 
@@ -54,6 +63,7 @@ class VerifyOutcome:
     problems: list[str]
     passed: list[str]
     notes: list[str]
+    run_id: str = ""
 
     @property
     def ok(self) -> bool:
@@ -219,25 +229,84 @@ class Desk:
     # ------------------------------------------------------------------ check
 
     def check_file(self, path: Path) -> list[dict[str, Any]]:
+        """One result per draft of the file, in file order.
+
+        An invalid draft's result is `InvalidDraft.to_json()` (its place, `error`, and
+        `decision` null); every other draft is checked.
+        """
         try:
-            drafts = read_drafts(path)
+            items = read_drafts(path)
         except DraftFileError as exc:
             raise DeskError(str(exc)) from exc
         self._require_archive()
-        return check_drafts(drafts, self.store, self.agents.auditor, self.policy, self.settings)
+        drafts = [d for d in items if isinstance(d, DraftInput)]
+        checked = iter(
+            check_drafts(drafts, self.store, self.agents.auditor, self.policy, self.settings)
+        )
+        return [next(checked) if isinstance(d, DraftInput) else d.to_json() for d in items]
 
     # ------------------------------------------------------------------ receipts
 
-    def verify_receipt(self, data: Any, *, trust_embedded_key: bool = False) -> VerifyOutcome:
+    def public_key(self) -> str:
+        """This desk's public key in base64, one line of another desk's trusted-keys file."""
+        return public_key_b64(self.key)
+
+    def trusted_keys(self, key_files: Sequence[Path] = ()) -> dict[bytes, str]:
+        """The public keys receipts may be signed with, each with where it was trusted.
+
+        This desk's own key (if it has one yet), the keys listed in the trusted-keys file of
+        the data directory, and the keys in `key_files` (each one base64 key or PEM). A
+        receipt's own embedded key is never trusted for being there.
+        """
+        trusted: dict[bytes, str] = {}
+        if self.settings.key_path.exists():
+            trusted[raw_public_key(self.key)] = "this desk's key"
+        listed = self.settings.trusted_keys_path
+        if listed.exists():
+            try:
+                keys = parse_key_list(listed.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                raise DeskError(f"The trusted-keys file {listed} cannot be used: {exc}.") from exc
+            for raw in keys:
+                trusted.setdefault(raw, f"listed in {listed}")
+        for path in key_files:
+            try:
+                given = parse_public_key(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                raise DeskError(
+                    f"The key file {path} cannot be used: {exc}; it must hold one base64 "
+                    "Ed25519 public key (as `evidence-desk receipt key` prints) or a PEM "
+                    "public key."
+                ) from exc
+            trusted.setdefault(given, f"given in {path}")
+        return trusted
+
+    def verify_receipt_file(self, path: Path, *, key_files: Sequence[Path] = ()) -> VerifyOutcome:
+        """`verify_receipt` on a receipt file; a key given twice in one object is a problem."""
+        trusted = self.trusted_keys(key_files)
+        try:
+            data = loads_strict(path.read_text(encoding="utf-8"))
+        except DuplicateKeyError as exc:
+            return VerifyOutcome(
+                [
+                    f"The receipt has the key {exc.key!r} twice in one object; JSON readers "
+                    "differ on which value counts, so it could say two things."
+                ],
+                [],
+                [],
+            )
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise DeskError(f"{path} is not a JSON receipt ({exc}).") from exc
+        return self._verify(data, trusted)
+
+    def verify_receipt(self, data: Any, *, key_files: Sequence[Path] = ()) -> VerifyOutcome:
+        """Re-check a parsed receipt against the keys `trusted_keys(key_files)` trusts."""
+        return self._verify(data, self.trusted_keys(key_files))
+
+    def _verify(self, data: Any, trusted: dict[bytes, str]) -> VerifyOutcome:
         if not isinstance(data, dict):
             return VerifyOutcome(["The file does not hold a JSON receipt object."], [], [])
         notes: list[str] = []
-        trusted = None
-        if not trust_embedded_key:
-            if self.settings.key_path.exists():
-                trusted = public_key_b64(self.key)
-            else:
-                notes.append("This desk has no signing key yet; the receipt's own key was used.")
         documents, missing = self._documents_for(data)
         if missing:
             notes.append(
@@ -245,14 +314,25 @@ class Desk:
                 "against stored text."
             )
         report: VerifyReport = verify_receipt(
-            data, trusted_public_key=trusted, documents=None if missing else documents
+            data,
+            trusted_public_keys=trusted,
+            documents=None if missing else documents,
+            untrusted_hint=(
+                f"pass --trust-key FILE or add it to {self.settings.trusted_keys_path}"
+            ),
         )
         passed = ["hash", "signature", "decision follows from the recorded verdicts"]
-        if trusted is not None:
-            passed.insert(2, f"signed by this desk's key {key_id_for(raw_public_key(self.key))}")
+        integrity = data.get("integrity")
+        signer = (
+            decode_public_key(str(integrity.get("public_key")))
+            if isinstance(integrity, dict)
+            else None
+        )
+        if signer is not None and signer in trusted:  # always so when the report is ok
+            passed.insert(2, f"signed by trusted key {key_id_for(signer)} ({trusted[signer]})")
         if not missing and documents:
             passed.append("quotes at their offsets in the stored text")
-        return VerifyOutcome(report.problems, passed, notes)
+        return VerifyOutcome(report.problems, passed, notes, str(data.get("run_id", "")))
 
     def _documents_for(self, data: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
         sources = data.get("sources")

@@ -1,19 +1,25 @@
 """Checking answers written elsewhere (`evidence-desk check FILE`).
 
 A draft is `{"question", "answer", "sources": [{"id": "S1", "doc_id": "..."}]}`; a file
-holds one JSON draft or a JSONL file of drafts. Each draft goes through the same
+holds one JSON draft, a JSON list of drafts, or JSONL. Each draft goes through the same
 deterministic checks, the same auditor and the same gate as the desk's own answers,
 against the archive's stored text. Two differences, by necessity: there is no retrieval, so
-coverage is not evaluated; and there are no selected passages, so each cited document's
-whole stored text counts as its passage (a number must appear somewhere in the document).
+coverage is not evaluated; and there are no selected passages, so every passage of each
+cited document counts (the same sentence-aligned windows the archive is chunked into), and a
+sentence must still be carried by one of them (the grounding contract, docs/grounding.md).
 A source whose doc_id the archive does not hold does not exist for the checks: any claim
 citing it is held.
+
+An invalid draft in a list or a JSONL file is read as an `InvalidDraft` in its place and
+the others are still checked, so one bad line does not hide the answers around it; only a
+file that cannot be read as drafts at all is an error.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,7 +37,25 @@ from .types import ClaimAudit, Document, GatePolicy, Source, Verdict
 
 
 class DraftFileError(ValueError):
-    """A draft file that cannot be used, with the place that broke it."""
+    """A draft file that cannot be used at all (unreadable, empty, neither JSON nor JSONL)."""
+
+
+@dataclass(frozen=True)
+class InvalidDraft:
+    """One draft of a file that cannot be checked, in its place; the others still are.
+
+    `message` starts with the place (`drafts.jsonl:3: not JSON (...)`); exactly one of
+    `line` (JSONL, from 1) and `index` (a JSON list, from 0) is set.
+    """
+
+    message: str
+    line: int | None = None
+    index: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """What `check --json` prints in this draft's place: `decision` null marks it."""
+        place = {"line": self.line} if self.line is not None else {"index": self.index}
+        return {**place, "error": self.message, "decision": None}
 
 
 class DraftSource(BaseModel):
@@ -49,21 +73,29 @@ class DraftInput(BaseModel):
     sources: list[DraftSource]
 
 
-def _parse_one(obj: Any, where: str) -> DraftInput:
+def _parse_one(
+    obj: Any, where: str, *, line: int | None = None, index: int | None = None
+) -> DraftInput | InvalidDraft:
     try:
         draft = DraftInput.model_validate(obj)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"]) or "draft"
-        raise DraftFileError(f"{where}: {loc}: {first['msg']}.") from exc
+        return InvalidDraft(f"{where}: {loc}: {first['msg']}.", line, index)
     ids = [s.id for s in draft.sources]
     if len(set(ids)) != len(ids):
-        raise DraftFileError(f"{where}: sources: the same id is listed twice.")
+        return InvalidDraft(f"{where}: sources: the same id is listed twice.", line, index)
     return draft
 
 
-def read_drafts(path: Path) -> list[DraftInput]:
-    """One JSON object (or a list of them) or JSONL; every line or item must be valid."""
+def read_drafts(path: Path) -> list[DraftInput | InvalidDraft]:
+    """The drafts of a file in file order, each parsed or an `InvalidDraft` saying why not.
+
+    A file holds one JSON draft, a JSON list of drafts, or JSONL (one draft per line). A bad
+    item of a list or line of JSONL does not stop the others; a file that cannot be used at
+    all (unreadable, empty, neither JSON nor JSONL, one invalid draft) raises
+    `DraftFileError`.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -72,21 +104,41 @@ def read_drafts(path: Path) -> list[DraftInput]:
         raise DraftFileError(f"{path} is empty.")
     try:
         whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None
+    except json.JSONDecodeError as exc:
+        return _read_jsonl(path, text, exc)
     if isinstance(whole, dict):
-        return [_parse_one(whole, str(path))]
+        draft = _parse_one(whole, str(path))
+        if isinstance(draft, InvalidDraft):
+            raise DraftFileError(draft.message)
+        return [draft]
     if isinstance(whole, list):
-        return [_parse_one(obj, f"{path}[{i}]") for i, obj in enumerate(whole)]
-    drafts = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+        return [_parse_one(obj, f"{path}[{i}]", index=i) for i, obj in enumerate(whole)]
+    raise DraftFileError(f"{path} holds a single JSON value that is neither a draft nor a list.")
+
+
+def _read_jsonl(
+    path: Path, text: str, whole_error: json.JSONDecodeError
+) -> list[DraftInput | InvalidDraft]:
+    # Lines end at "\n" only: `str.splitlines` also breaks at U+2028, U+2029 and U+0085,
+    # which JSON allows unescaped inside strings.
+    drafts: list[DraftInput | InvalidDraft] = []
+    any_json = False
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.removesuffix("\r")
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise DraftFileError(f"{path}:{lineno}: not JSON ({exc.msg}).") from exc
-        drafts.append(_parse_one(obj, f"{path}:{lineno}"))
+            drafts.append(InvalidDraft(f"{path}:{number}: not JSON ({exc.msg}).", line=number))
+            continue
+        any_json = True
+        drafts.append(_parse_one(obj, f"{path}:{number}", line=number))
+    if not any_json:  # not one line is JSON: the file is no JSONL, and not JSON either
+        raise DraftFileError(
+            f"{path} is neither JSON nor JSONL ({whole_error.msg} at line "
+            f"{whole_error.lineno}, column {whole_error.colno})."
+        )
     return drafts
 
 
@@ -111,16 +163,7 @@ def check_one(
 ) -> dict[str, Any]:
     docs = store.get_documents([s.doc_id for s in draft.sources])
     sources = _sources(draft, docs, settings)
-    evidence = {
-        s.id: EvidenceSource(
-            id=s.id,
-            doc_id=s.doc_id,
-            text=docs[s.doc_id].text,
-            passages=(docs[s.doc_id].text,),
-            metadata=tuple(m for m in (s.title, s.date, s.url, *docs[s.doc_id].meta.values()) if m),
-        )
-        for s in sources
-    }
+    evidence = {s.id: EvidenceSource.from_source(s, docs[s.doc_id].text) for s in sources}
     checked = check_draft(draft.answer, evidence)
     budget = RunBudget(settings.max_model_calls, settings.max_model_tokens)
     failure: str | None = None

@@ -174,3 +174,8 @@ class Settings(BaseSettings):
     @property
     def key_path(self) -> Path:
         return self.home / "keys" / "desk-ed25519.pem"
+
+    @property
+    def trusted_keys_path(self) -> Path:
+        """Public keys of other desks whose receipts this desk accepts, one base64 per line."""
+        return self.home / "keys" / "trusted.txt"

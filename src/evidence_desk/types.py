@@ -126,6 +126,11 @@ class Source(Frozen):
     title: str
     date: str | None = None
     url: str | None = None
+    names: tuple[str, ...] = Field(
+        (),
+        description="Who the document's words belong to (speaker, author, publisher): the "
+        "names a sentence may use in an attribution frame.",
+    )
     origin: Origin = "archive"
     retrieved_at: str
     content_sha256: str
@@ -199,6 +204,23 @@ class ClaimChecks(Frozen):
         description="Cited sources whose selected passages contain text aimed at a model "
         "(`trust/screen.py`): a sign of prompt injection.",
     )
+    grounding: tuple[str, ...] = Field(
+        (),
+        description="Why no single passage of a cited source carries the whole sentence "
+        "(the grounding contract, `trust/grounding.py`); empty when one does.",
+    )
+    carried_by: tuple[str, ...] = Field(
+        (), description="Passage ids of the window that carries the sentence, when one does."
+    )
+    hidden_characters: tuple[str, ...] = Field(
+        (),
+        description="Invisible, direction-changing or combining characters and mixed-script "
+        "words (`trust/characters.py`), each with its offset in the claim text.",
+    )
+    markup: tuple[str, ...] = Field((), description="Markup outside quotes (`trust/markup.py`).")
+    unbalanced_quote_marks: bool = Field(
+        False, description="A quotation mark without its partner (`trust/claims.py`)."
+    )
 
     @property
     def passed(self) -> bool:
@@ -208,6 +230,10 @@ class ClaimChecks(Frozen):
             and self.quotes_verbatim
             and self.numbers_dates
             and not self.model_directed_sources
+            and not self.grounding
+            and not self.hidden_characters
+            and not self.markup
+            and not self.unbalanced_quote_marks
         )
 
 
@@ -308,7 +334,11 @@ class Receipt(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    receipt_version: int = 1
+    receipt_version: int = Field(
+        2,
+        description="2: claims carry the grounding contract's checks (docs/grounding.md); "
+        "1: receipts written before it, verified without them.",
+    )
     run_id: str
     created_at: str
     question: str

@@ -6,11 +6,16 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from cryptography.hazmat.primitives import serialization
 
 from evidence_desk.cli import main
+from evidence_desk.settings import Settings
+from evidence_desk.trust.receipts import seal
+from evidence_desk.trust.signing import load_or_create_key
 
 
 def cli(home: Path, cache: Path, *args: str) -> Result:
@@ -49,7 +54,7 @@ def test_receipt_verify_accepts_the_original_and_rejects_tampering(
     path.write_text(res.stdout, encoding="utf-8")
     ok = cli(home, embedding_cache, "receipt", "verify", str(path))
     assert ok.exit_code == 0, ok.stderr
-    assert ok.stdout.startswith("OK ")
+    assert ok.stdout.startswith("OK ") and "(this desk's key)" in ok.stdout
     receipt = json.loads(res.stdout)
     receipt["question"] += "?"
     path.write_text(json.dumps(receipt), encoding="utf-8")
@@ -67,12 +72,12 @@ def test_check_json_gives_one_result_per_draft(
         {
             "question": "What freedoms?",
             "sources": [{"id": "S1", "doc_id": "1941-Roosevelt-1"}],
-            "answer": 'Roosevelt named "freedom of speech and expression" first [S1].',
+            "answer": 'Roosevelt said: "The first is freedom of speech and expression" [S1].',
         },
         {
             "question": "What freedoms?",
             "sources": [{"id": "S1", "doc_id": "1941-Roosevelt-1"}],
-            "answer": 'Roosevelt named "freedom of the press" first [S1].',
+            "answer": 'Roosevelt said: "The first is freedom of the press" [S1].',
         },
         {
             "question": "x",
@@ -131,6 +136,26 @@ def test_eval_json_reports_summary_and_items(
     assert [i["id"] for i in report["items"]] == ["a", "b"]
 
 
+def test_jsonl_lines_may_hold_unicode_line_separators(
+    home: Path, embedding_cache: Path, tmp_path: Path
+) -> None:
+    drafts = [
+        {
+            "sources": [{"id": "S1", "doc_id": "1941-Roosevelt-1"}],
+            "answer": f'Roosevelt named{sep}"freedom of speech and expression" first [S1].',
+        }
+        for sep in ("\u2028", "\u2029")
+    ]
+    path = tmp_path / "drafts.jsonl"
+    path.write_text(
+        "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in drafts), encoding="utf-8"
+    )
+    res = cli(home, embedding_cache, "check", "--json", str(path))
+    assert res.exit_code == 0, res.stderr
+    results = [json.loads(line) for line in res.stdout.split("\n") if line]
+    assert len(results) == 2 and all(r["decision"] and r["claims"] for r in results)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -152,11 +177,65 @@ def test_bad_input_is_one_clear_line_and_exit_1(
     assert "Traceback" not in res.stderr
 
 
-def test_bad_draft_file_names_the_line(home: Path, embedding_cache: Path, tmp_path: Path) -> None:
+def test_a_bad_draft_is_reported_in_its_place_and_the_others_are_checked(
+    home: Path, embedding_cache: Path, tmp_path: Path
+) -> None:
+    good = {
+        "sources": [{"id": "S1", "doc_id": "1941-Roosevelt-1"}],
+        "answer": 'Roosevelt named "freedom of speech and expression" first [S1].',
+    }
     path = tmp_path / "drafts.jsonl"
-    path.write_text('{"answer": "x [S1].", "sources": [{"id": "S1", "doc_id": "d"}]}\n{oops\n')
-    res = cli(home, embedding_cache, "check", str(path))
-    assert res.exit_code == 1 and f"{path}:2" in res.stderr
+    path.write_text(
+        f"{json.dumps(good)}\n{{oops\n"
+        '{"answer": "x [S1].", "sources": [{"id": "S1", "doc_id": "d"}]}\n'
+        '{"answer": "no sources"}\n'
+    )
+    res = cli(home, embedding_cache, "check", "--json", str(path))
+    assert res.exit_code == 1
+    results = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [r["decision"] is None for r in results] == [False, True, False, True]
+    assert results[0]["claims"] and results[2]["decision"] == "HELD_FOR_REVIEW"
+    assert results[1] == {
+        "line": 2,
+        "error": f"{path}:2: not JSON (Expecting property name enclosed in double quotes).",
+        "decision": None,
+    }
+    assert results[3] == {
+        "line": 4,
+        "error": f"{path}:4: sources: Field required.",
+        "decision": None,
+    }
+    assert res.stderr.count("error:") == 1
+    assert f"2 of 4 drafts in {path} could not be checked (line 2, line 4)." in res.stderr
+    human = cli(home, embedding_cache, "check", str(path))
+    assert human.exit_code == 1
+    assert f"INVALID — {path}:2: not JSON" in human.stdout
+    headings = [ln.split()[0] for ln in human.stdout.splitlines() if not ln.startswith(" ")]
+    assert headings[1:] == ["INVALID", "HELD_FOR_REVIEW", "INVALID"]  # each in its place
+
+
+def test_a_bad_item_of_a_json_list_is_reported_by_its_index(
+    home: Path, embedding_cache: Path, tmp_path: Path
+) -> None:
+    good = {"sources": [{"id": "S1", "doc_id": "d"}], "answer": "x [S1]."}
+    path = tmp_path / "drafts.json"
+    path.write_text(json.dumps([{"answer": "x"}, good]), encoding="utf-8")
+    res = cli(home, embedding_cache, "check", "--json", str(path))
+    assert res.exit_code == 1
+    bad, checked = (json.loads(line) for line in res.stdout.splitlines())
+    assert bad == {"index": 0, "error": f"{path}[0]: sources: Field required.", "decision": None}
+    assert checked["decision"] == "HELD_FOR_REVIEW"
+    assert "(item 0)" in res.stderr
+
+
+def test_a_file_of_no_drafts_is_one_error(
+    home: Path, embedding_cache: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("just some notes\n", encoding="utf-8")
+    res = cli(home, embedding_cache, "check", "--json", str(path))
+    assert res.exit_code == 1 and res.stdout == ""
+    assert res.stderr.count("error:") == 1 and "is neither JSON nor JSONL" in res.stderr
 
 
 def test_ask_on_an_empty_archive_says_what_to_do(tmp_path: Path, embedding_cache: Path) -> None:
@@ -196,3 +275,113 @@ def test_ingest_of_only_bad_files_fails_and_stores_nothing(
     assert res.stderr.count("\nskipped ") + res.stderr.startswith("skipped ") == 3
     assert "skipped 3." in res.stderr and "nothing was ingested" in res.stderr
     assert cli(home, embedding_cache, "status").stdout == before
+
+
+# --------------------------------------------------------------------------- receipts and keys
+
+
+def _without_integrity(receipt: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in receipt.items() if k != "integrity"}
+
+
+@pytest.mark.parametrize(
+    ("edit", "key"),
+    [
+        (
+            lambda text: text.replace(
+                '{\n  "receipt_version"', '{\n  "decision": "X",\n  "receipt_version"', 1
+            ),
+            "decision",
+        ),
+        (
+            lambda text: text.replace(
+                '"integrity": {', '"integrity": {\n    "signature": "AAAA",', 1
+            ),
+            "signature",
+        ),
+    ],
+    ids=["top level", "nested"],
+)
+def test_receipt_verify_refuses_a_key_given_twice(
+    home: Path, embedding_cache: Path, tmp_path: Path, edit: Any, key: str
+) -> None:
+    res = cli(home, embedding_cache, "ask", "--json", "What did Kennedy say about the Peace Corps?")
+    path = tmp_path / "receipt.json"
+    path.write_text(edit(res.stdout), encoding="utf-8")
+    assert path.read_text(encoding="utf-8") != res.stdout
+    bad = cli(home, embedding_cache, "receipt", "verify", str(path))
+    assert bad.exit_code == 1
+    assert f"FAIL The receipt has the key '{key}' twice in one object" in bad.stderr
+    assert "OK" not in bad.stdout
+
+
+def test_receipt_from_another_desk_verifies_only_with_its_key_trusted(
+    home: Path, embedding_cache: Path, tmp_path: Path
+) -> None:
+    res = cli(home, embedding_cache, "ask", "--json", "What did Obama say about bin Laden?")
+    assert res.exit_code == 0, res.stderr
+    other = tmp_path / "other-desk"  # another desk: only its key matters here
+    published = cli(other, embedding_cache, "receipt", "key")
+    assert published.exit_code == 0 and published.stdout.count("\n") == 1
+    other_key = load_or_create_key(Settings(home=other).key_path)
+    foreign = seal(_without_integrity(json.loads(res.stdout)), other_key, None)
+    path = tmp_path / "foreign.json"
+    path.write_text(json.dumps(foreign), encoding="utf-8")
+    key_id = foreign["integrity"]["key_id"]
+    trusted_list = home / "keys" / "trusted.txt"
+
+    refused = cli(home, embedding_cache, "receipt", "verify", str(path))
+    assert refused.exit_code == 1
+    assert (
+        f"The receipt was signed with key {key_id}, which this desk does not trust; pass "
+        f"--trust-key FILE or add it to {trusted_list}." in refused.stderr
+    )
+    (home / "keys" / "desk-ed25519.pem").unlink()  # a desk without a key of its own trusts none
+    no_key = cli(home, embedding_cache, "receipt", "verify", str(path))
+    assert no_key.exit_code == 1 and "does not trust" in no_key.stderr
+
+    b64_file = tmp_path / "other.pub"
+    b64_file.write_text(published.stdout, encoding="utf-8")
+    pem_file = tmp_path / "other.pem"
+    pem_file.write_bytes(
+        other_key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    for key_file in (b64_file, pem_file):
+        given = cli(
+            home, embedding_cache, "receipt", "verify", "--trust-key", str(key_file), str(path)
+        )
+        assert given.exit_code == 0, given.stderr
+        assert f"signed by trusted key {key_id} (given in {key_file})" in given.stdout
+
+    trusted_list.write_text(f"# the other desk\n{published.stdout}", encoding="utf-8")
+    listed = cli(home, embedding_cache, "receipt", "verify", str(path))
+    assert listed.exit_code == 0, listed.stderr
+    assert f"(listed in {trusted_list})" in listed.stdout
+
+
+def test_a_key_file_that_holds_no_key_is_one_clear_error(
+    home: Path, embedding_cache: Path, tmp_path: Path
+) -> None:
+    receipt = tmp_path / "receipt.json"
+    receipt.write_text("{}", encoding="utf-8")
+    bad_key = tmp_path / "bad.pub"
+    bad_key.write_text("not a key\n", encoding="utf-8")
+    res = cli(home, embedding_cache, "receipt", "verify", "--trust-key", str(bad_key), str(receipt))
+    assert res.exit_code == 1 and res.stderr.count("error:") == 1
+    assert (
+        f"The key file {bad_key} cannot be used: line 1 is not a base64 Ed25519 public key; it "
+        "must hold one base64 Ed25519 public key" in res.stderr
+    )
+    assert "Traceback" not in res.stderr
+    listed = home / "keys" / "trusted.txt"
+    listed.parent.mkdir(exist_ok=True)
+    listed.write_text("# ok\nAAAA\n", encoding="utf-8")
+    res = cli(home, embedding_cache, "receipt", "verify", str(receipt))
+    assert res.exit_code == 1 and res.stderr.count("error:") == 1
+    assert f"The trusted-keys file {listed} cannot be used: line 2 is not a base64" in res.stderr
+    missing = cli(
+        home, embedding_cache, "receipt", "verify", "--trust-key", "/no/such.pub", str(receipt)
+    )
+    assert missing.exit_code == 2  # like a missing receipt: click's usage error

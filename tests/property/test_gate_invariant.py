@@ -1,15 +1,17 @@
 """The gate invariant, under generated sources, drafts and auditor verdicts.
 
-Sources are short documents of realistic sentences. Drafts mix good claims (verbatim quotes,
-numbers from the passages, correct citations) with bad ones: quotes with one character
-changed, spliced from two places, with a Cyrillic or Greek look-alike letter, a zero-width
-character, a changed case or a swapped apostrophe; wrong, unknown, malformed or missing
-citations; changed numbers; an unclosed quote. The auditor may say anything, including
-`supported` for all.
+Sources are short documents of realistic sentences. Drafts mix good claims under the
+grounding contract (a frame and a verbatim quote of a passage, a passage sentence stated
+as it stands, correct citations) with bad ones: quotes with one character changed, spliced
+from two places, with a Cyrillic or Greek look-alike letter, a zero-width character, a
+changed case or a swapped apostrophe; wrong, unknown, malformed or missing citations;
+changed numbers; sentences stitched from one sentence's subject and another's predicate;
+an unclosed quote. The auditor may say anything, including `supported` for all.
 
 Whatever happens, a published answer holds only grounded claims and verbatim quotes, a draft
-with a bad quote or an unknown citation is never published, and a good draft that the
-auditor supports is AUTO_CLEARED. Quotes are judged by an independent oracle (`str.split`
+with a bad quote or an unknown citation is never published, a stitched sentence (false by
+construction) is never kept, and a good draft that the auditor supports is AUTO_CLEARED.
+Quotes are judged by an independent oracle (`str.split`
 white space, plain substring search), not by the code under test.
 """
 
@@ -40,7 +42,7 @@ VERBS = ["counted", "built", "lost", "gained", "spent", "reported", "hired", "so
 OBJECTS = ["ships", "homes", "acres", "dollars", "schools", "bridges", "workers", "farms"]
 TAILS = ["in", "during", "before", "after", "by"]
 SEPARATORS = [" ", "  ", "\n", " \n ", "\u00a0"]
-LEADS = ["The record says", "It was written that", "According to the source,", "We read"]
+LEADS = ["The source says", "According to the source,", "The source said that", "It says"]
 HOMOGLYPHS = {"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "y": "у", "i": "і", "T": "Τ"}
 ZERO_WIDTH = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"]
 MALFORMED = ["[S]", "[Source 1]", "[1]", "[s1]", "[]", "[S1, Source 2]"]
@@ -55,6 +57,12 @@ class Doc:
     text: str
     passage: str
     passage_words: list[str]  # words of the passage sentences, in order
+    passage_start: int
+    parts: list[tuple[str, str]]  # (subject, predicate) of each sentence
+
+    @property
+    def passage_sentences(self) -> list[int]:
+        return [i for i, s in enumerate(self.sentences) if s in self.passage]
 
 
 @dataclass
@@ -66,6 +74,7 @@ class Spec:
     changed_number: bool = False
     good: bool = False
     unclosed: bool = False
+    false: bool = False  # false by construction: must never be kept
 
 
 def oracle_verbatim(quote: str, text: str) -> bool:
@@ -73,19 +82,21 @@ def oracle_verbatim(quote: str, text: str) -> bool:
     return bool(needle) and needle in " ".join(text.split())
 
 
-def sentence(data: st.DataObject) -> str:
+def sentence(data: st.DataObject) -> tuple[str, str]:
+    """(subject, predicate) of a sentence."""
     subject = data.draw(st.sampled_from(SUBJECTS))
     verb = data.draw(st.sampled_from(VERBS))
     obj = data.draw(st.sampled_from(OBJECTS))
     if data.draw(st.booleans()):
         n = data.draw(st.integers(2, 999))
         year = data.draw(st.integers(1790, 2020))
-        return f"{subject} {verb} {n} {obj} {data.draw(st.sampled_from(TAILS))} {year}."
-    return f"{subject} {verb} new {obj} for the {data.draw(st.sampled_from(OBJECTS))}."
+        return subject, f"{verb} {n} {obj} {data.draw(st.sampled_from(TAILS))} {year}"
+    return subject, f"{verb} new {obj} for the {data.draw(st.sampled_from(OBJECTS))}"
 
 
 def document(data: st.DataObject) -> Doc:
-    sentences = [sentence(data) for _ in range(data.draw(st.integers(2, 5)))]
+    parts = [sentence(data) for _ in range(data.draw(st.integers(2, 5)))]
+    sentences = [f"{a} {b}." for a, b in parts]
     seps = [data.draw(st.sampled_from(SEPARATORS)) for _ in sentences[1:]]
     starts, text = [], ""
     for i, s in enumerate(sentences):
@@ -95,7 +106,7 @@ def document(data: st.DataObject) -> Doc:
     p0 = data.draw(st.integers(0, len(sentences) - 1))
     p1 = data.draw(st.integers(p0 + 1, len(sentences)))
     passage = text[starts[p0] : starts[p1 - 1] + len(sentences[p1 - 1])]
-    return Doc(sentences, text, passage, passage.split())
+    return Doc(sentences, text, passage, passage.split(), starts[p0], parts)
 
 
 def fragment(data: st.DataObject, words: list[str]) -> str:
@@ -136,7 +147,7 @@ def evidence_ints(
 
 
 GOOD_KINDS = ["quote", "number", "plain"]
-PRUNABLE_KINDS = ["changed_number", "uncited"]
+PRUNABLE_KINDS = ["changed_number", "uncited", "stitched"]
 HOLDING_KINDS = ["bad_quote", "wrong_source", "unknown", "malformed", "uncited_quote"]
 
 
@@ -150,23 +161,28 @@ def claim_spec(
     kind = data.draw(st.sampled_from(kinds))
     quote = fragment(data, doc.passage_words)
     marker = f"[{sid}]"
+    own = doc.sentences[data.draw(st.sampled_from(doc.passage_sentences))].rstrip(".")
+    long_enough = len(quote.split()) >= 5  # always 2 words that are not stop words
     if kind == "quote":
-        return Spec(f'{lead} "{quote}" {marker}.', (quote,), (sid,), good=True)
+        return Spec(f'{lead} "{quote}" {marker}.', (quote,), (sid,), good=long_enough)
     if kind == "number":
-        numbers = re.findall(r"\d+", doc.passage) or ["no"]
-        n = data.draw(st.sampled_from(numbers))
-        text = f"Records show {n} of the {data.draw(st.sampled_from(OBJECTS))} {marker}."
-        return Spec(text, (), (sid,), good=n != "no")
+        return Spec(f"{own} {marker}.", (), (sid,), good=True)
     if kind == "plain":
-        return Spec(f"The source discusses {data.draw(st.sampled_from(OBJECTS))} {marker}.",
-                    (), (sid,), good=True)  # fmt: skip
+        return Spec(f"{lead} {own[0].lower()}{own[1:]} {marker}.", (), (sid,), good=True)
+    if kind == "stitched":
+        subjects = {a for a, _ in doc.parts}
+        predicate = doc.parts[data.draw(st.sampled_from(doc.passage_sentences))][1]
+        other = data.draw(st.sampled_from(SUBJECTS))
+        false = other not in subjects and (other, predicate) not in doc.parts
+        return Spec(f"{other} {predicate} {marker}.", (), (sid,), false=false)
     if kind == "bad_quote":
         other_doc = docs[data.draw(st.sampled_from(ids))]
         bad = mutate(data, quote, other_doc.text.split())
         return Spec(f'{lead} "{bad}" {marker}.', (bad,), (sid,))
     if kind == "wrong_source":
         other = data.draw(st.sampled_from(ids))
-        return Spec(f'{lead} "{quote}" [{other}].', (quote,), (other,), good=other == sid)
+        good = other == sid and long_enough
+        return Spec(f'{lead} "{quote}" [{other}].', (quote,), (other,), good=good)
     if kind == "unknown":
         return Spec(f'{lead} "{quote}" [{sid}, S9].', (quote,), (sid,), bad_citation=True)
     if kind == "malformed":
@@ -187,7 +203,14 @@ def scenario(data: st.DataObject) -> tuple[dict[str, Doc], dict[str, EvidenceSou
     docs = {f"S{i + 1}": document(data) for i in range(n_docs)}
     metadata = ("Annual Message", data.draw(st.sampled_from(["1933-03-04", "1861-12-03"])))
     sources = {
-        sid: EvidenceSource(sid, f"doc-{sid}", d.text, (d.passage,), metadata)
+        sid: EvidenceSource(
+            sid,
+            f"doc-{sid}",
+            d.text,
+            ((f"doc-{sid}#0", d.passage_start, d.passage_start + len(d.passage)),),
+            title=metadata[0],
+            date=metadata[1],
+        )
         for sid, d in docs.items()
     }
     # Drafts that are all good, good with prunable sentences, or anything at all.
@@ -262,7 +285,7 @@ def test_gate_invariant(data: st.DataObject) -> None:
     for spec, judged, ok in zip(specs, claims, quote_ok, strict=True):
         if judged.kept:
             assert judged.checks.passed and judged.verdict == Verdict.SUPPORTED and ok
-            assert not spec.bad_citation and not spec.changed_number
+            assert not spec.bad_citation and not spec.changed_number and not spec.false
 
     # Re-checked from scratch, the published answer passes every check.
     rechecked = check_draft(outcome.published_answer, sources)

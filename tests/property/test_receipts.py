@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from evidence_desk.trust.checks import EvidenceSource, check_draft
 from evidence_desk.trust.gate import decide
 from evidence_desk.trust.receipts import chain_problems, seal, verify_receipt
-from evidence_desk.trust.signing import public_key_b64
+from evidence_desk.trust.signing import key_id_for, raw_public_key
 from evidence_desk.types import (
     ClaimAudit,
     Coverage,
@@ -33,7 +33,7 @@ from evidence_desk.types import (
 SETTINGS = settings(max_examples=200, deadline=None)
 KEY = Ed25519PrivateKey.generate()
 OTHER_KEY = Ed25519PrivateKey.generate()
-TRUSTED = public_key_b64(KEY)
+TRUSTED = {raw_public_key(KEY)}
 DOCUMENTS = {
     "1933/inaugural.md": "The only thing we have to fear is\nfear itself. In 1933 some "
     "13,000,000 were idle.",
@@ -148,11 +148,11 @@ def altered(value: Any) -> Any:
 @given(receipts(), previous)
 def test_sealed_receipts_verify(receipt: dict[str, Any], prev: str | None) -> None:
     sealed = seal(receipt, KEY, prev)
-    report = verify_receipt(sealed, trusted_public_key=TRUSTED, documents=DOCUMENTS)
+    report = verify_receipt(sealed, trusted_public_keys=TRUSTED, documents=DOCUMENTS)
     assert report.ok, report.problems
     # Stored as JSON (any formatting) and read back, it still verifies.
     reread = json.loads(json.dumps(sealed, indent=2))
-    assert verify_receipt(reread, trusted_public_key=TRUSTED, documents=DOCUMENTS).ok
+    assert verify_receipt(reread, trusted_public_keys=TRUSTED, documents=DOCUMENTS).ok
     assert sealed["integrity"]["previous_receipt_sha256"] == prev
 
 
@@ -192,8 +192,11 @@ def test_re_signed_with_another_key_fails_against_the_trusted_key(
 ) -> None:
     forged = seal(receipt, OTHER_KEY, prev)
     assert verify_receipt(forged).ok
-    report = verify_receipt(forged, trusted_public_key=TRUSTED)
-    assert report.problems == ["The receipt was not signed with the trusted desk key."]
+    report = verify_receipt(forged, trusted_public_keys=TRUSTED)
+    assert report.problems == [
+        f"The receipt was signed with key {key_id_for(raw_public_key(OTHER_KEY))}, which this "
+        "desk does not trust."
+    ]
 
 
 @settings(max_examples=50, deadline=None)

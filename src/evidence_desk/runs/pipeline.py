@@ -166,12 +166,7 @@ def evidence_sources(
     sources: Sequence[Source], documents: Mapping[str, Document]
 ) -> dict[str, EvidenceSource]:
     """The trust boundary's view of a run's sources: stored text, passages, metadata."""
-    return {
-        src.id: EvidenceSource.from_source(
-            src, documents[src.doc_id].text, extra=tuple(documents[src.doc_id].meta.values())
-        )
-        for src in sources
-    }
+    return {src.id: EvidenceSource.from_source(src, documents[src.doc_id].text) for src in sources}
 
 
 class Pipeline:

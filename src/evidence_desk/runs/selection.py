@@ -22,6 +22,26 @@ class SelectionBounds:
     passages_per_source: int
 
 
+# Metadata keys that name who a document's words belong to (speaker, author, publisher):
+# the names a sentence may use in an attribution frame (the grounding contract).
+NAME_KEYS = ("president", "president_last", "speaker", "author", "byline", "publisher")
+
+
+def source_names(doc: Document) -> tuple[str, ...]:
+    """The people and bodies a document's words belong to, from its metadata.
+
+    Several names in one field are separated by `; ` (see `flatten_meta`); an author slug
+    (`amy-ashida`) reads as the name it spells.
+    """
+    names: list[str] = []
+    for key in NAME_KEYS:
+        for name in doc.meta.get(key, "").split(";"):
+            name = name.strip().replace("-", " ")
+            if name and name not in names:
+                names.append(name)
+    return tuple(names)
+
+
 def group_hits(hits: Sequence[Hit]) -> dict[str, list[Hit]]:
     """Hits per document, each list best first, passages unique."""
     by_doc: dict[str, list[Hit]] = {}
@@ -58,6 +78,7 @@ def source_of(
         doc_id=doc.doc_id,
         title=doc.title,
         date=doc.date,
+        names=source_names(doc),
         url=doc.url,
         origin=doc.origin,
         retrieved_at=retrieved_at,

@@ -8,6 +8,9 @@ Infinity, non-string keys and strings that cannot be UTF-8 (lone surrogates) are
 because they have no single portable spelling.
 
 Parsing canonical bytes with `json.loads` and serialising again gives the same bytes.
+
+`loads_strict` is how JSON that is about to be verified is read: it refuses an object with
+the same key twice, which parsers resolve differently (see its docstring).
 """
 
 from __future__ import annotations
@@ -46,3 +49,30 @@ def canonical_json(value: Any) -> bytes:
 def sha256_hex(data: bytes) -> str:
     """Lower-case hex SHA-256 of `data`."""
     return hashlib.sha256(data).hexdigest()
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON text whose object, at some depth, has the same key twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"The JSON has the key {key!r} twice in one object.")
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise DuplicateKeyError(key)
+        obj[key] = value
+    return obj
+
+
+def loads_strict(text: str | bytes) -> Any:
+    """`json.loads`, except that a key twice in one object raises `DuplicateKeyError`.
+
+    JSON leaves duplicate keys undefined: Python keeps the last value, other parsers the
+    first, so a signed document with a duplicate could say one thing to the verifier and
+    another to its reader. Malformed JSON raises `json.JSONDecodeError` as usual.
+    """
+    return json.loads(text, object_pairs_hook=_unique_pairs)

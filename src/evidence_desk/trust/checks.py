@@ -7,11 +7,19 @@ For one claim (a sentence of the draft, see `claims.py`) against the run's sourc
   `[Source 1]`) are citations to sources that do not exist. Both are listed in
   `unknown_citations`.
 * quotes_verbatim: every quote is verbatim (rules in `text.py`) in the stored text of one of
-  the claim's cited, existing sources, tried in citation order; the first match is recorded.
-  A quote in a claim that cites nothing is never verbatim, nor is a quote left unclosed.
+  the claim's cited, existing sources, tried in citation order; the occurrence recorded is
+  the one in the passage that carries the sentence, else the first. A quote in a claim
+  that cites nothing is never verbatim, nor is any quote of a sentence whose quotation
+  marks do not pair up (`unbalanced_quote_marks`).
 * numbers_dates: every number and date the claim states, quotes included and markers
-  excluded, appears in the cited sources' selected passages or metadata (rules in
-  `numbers.py`). Those that do not are listed in `unmatched_numbers`.
+  excluded, appears in the cited sources' selected passages, titles and names, or is the
+  source's own date as a whole (rules in `numbers.py`). Those that do not are listed in
+  `unmatched_numbers`.
+* grounding: one passage of one cited source carries the whole sentence (the grounding
+  contract, `grounding.py`); otherwise the reasons. `carried_by` names that passage.
+* hidden_characters: invisible, direction-changing or combining characters and mixed-script
+  words (`characters.py`).
+* markup: markup outside quotes (`markup.py`).
 * model_directed_sources: the cited sources whose selected passages contain text aimed at a
   model (`screen.py`); a claim that cites one does not pass.
 """
@@ -23,10 +31,14 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..types import ClaimChecks, Quote, Source
+from .characters import hidden_characters
 from .claims import DraftClaim, split_claims, strip_markers
-from .numbers import unmatched_figures
+from .grounding import Carrier, Finding, ground
+from .markup import markup
+from .numbers import date_figures, unmatched_figures
 from .screen import model_directed
 from .text import StoredText
+from .units import Metadata
 
 
 @dataclass(frozen=True)
@@ -34,15 +46,18 @@ class EvidenceSource:
     """A numbered source of a run, as the checks see it.
 
     `text` is the document's full stored text (quotes are searched there); `passages` are
-    the run's selected passages of it (a draft checked on its own passes the whole text as
-    one passage); `metadata` holds title, date, url, author and similar strings.
+    (passage id, start, end) of the run's selected passages in it (for a draft checked on
+    its own, every passage of the document); `title`, `date` and `names` (speaker, author,
+    publisher) are the source's own metadata, the words a sentence may use about it.
     """
 
     id: str
     doc_id: str
     text: str
-    passages: tuple[str, ...]
-    metadata: tuple[str, ...] = ()
+    passages: tuple[tuple[str, int, int], ...]
+    title: str = ""
+    date: str | None = None
+    names: tuple[str, ...] = ()
 
     @cached_property
     def stored(self) -> StoredText:
@@ -50,21 +65,46 @@ class EvidenceSource:
         return StoredText(self.text)
 
     @cached_property
+    def passage_texts(self) -> tuple[str, ...]:
+        return tuple(self.text[a:b] for _, a, b in self.passages)
+
+    @cached_property
+    def carrier(self) -> Carrier:
+        metadata = Metadata(title=self.title, date=self.date, names=self.names)
+        return Carrier(self.id, self.stored, self.passages, metadata)
+
+    @cached_property
     def model_directed(self) -> bool:
         """Whether a selected passage addresses a model (see `screen.py`)."""
-        return any(model_directed(p) for p in self.passages)
+        return any(model_directed(p) for p in self.passage_texts)
+
+    @cached_property
+    def number_evidence(self) -> tuple[str, ...]:
+        """Texts whose numbers a claim may state: passages, title, names (not the url)."""
+        return (*self.passage_texts, self.title, *self.names)
 
     @classmethod
-    def from_source(cls, source: Source, text: str, extra: Sequence[str] = ()) -> EvidenceSource:
-        """Evidence for a run's `Source`: its passages, and title, date and url as metadata."""
-        metadata = tuple(m for m in (source.title, source.date, source.url) if m) + tuple(extra)
+    def from_source(cls, source: Source, text: str) -> EvidenceSource:
+        """Evidence for a run's `Source`: its passages, title, date and names."""
         return cls(
             id=source.id,
             doc_id=source.doc_id,
             text=text,
-            passages=tuple(p.text for p in source.passages),
-            metadata=metadata,
+            passages=tuple((p.id, p.start, p.end) for p in source.passages),
+            title=source.title,
+            date=source.date,
+            names=source.names,
         )
+
+    @classmethod
+    def from_passages(cls, source: Source) -> EvidenceSource:
+        """Evidence from a source's recorded passages alone (a receipt, no archive): the
+        passages at their offsets, white space everywhere else."""
+        chars = [" "] * max((p.end for p in source.passages), default=0)
+        for p in source.passages:
+            if len(p.text) == p.end - p.start:
+                chars[p.start : p.end] = p.text
+        return cls.from_source(source, "".join(chars))
 
 
 @dataclass(frozen=True)
@@ -84,11 +124,16 @@ class CheckedClaim:
         return self.claim.citations
 
 
-def _locate(quote: str, cited: Sequence[EvidenceSource]) -> Quote:
+def _locate(quote: str, cited: Sequence[EvidenceSource], finding: Finding) -> Quote:
+    """The quote's occurrence in the carrying window if there is one, else the first."""
     for source in cited:
-        span = source.stored.find(quote)
-        if span is not None:
-            return Quote(text=quote, source_id=source.id, verbatim=True, start=span[0], end=span[1])
+        spans = source.stored.find_all(quote)
+        if finding.window is not None and source.id == finding.source_id:
+            w = finding.window
+            spans = [s for s in spans if w.start <= s[0] and s[1] <= w.end] or spans
+        if spans:
+            a, b = spans[0]
+            return Quote(text=quote, source_id=source.id, verbatim=True, start=a, end=b)
     return Quote(text=quote, source_id=None, verbatim=False)
 
 
@@ -98,11 +143,13 @@ def check_claim(
     """Run every check on one claim; `sources` maps source id ("S1") to its evidence."""
     cited = [sources[c] for c in claim.citations if c in sources]
     unknown = tuple(c for c in claim.citations if c not in sources) + claim.malformed
-    quotes = tuple(_locate(q, cited) for q in claim.quotes)
-    if claim.unclosed_quote:  # where an unclosed quote ends is anyone's guess: never verbatim
-        quotes = (*quotes[:-1], Quote(text=claim.quotes[-1], source_id=None, verbatim=False))
-    evidence = [text for source in cited for text in (*source.passages, *source.metadata)]
-    unmatched = unmatched_figures(strip_markers(claim.text), evidence)
+    finding = ground(claim, [s.carrier for s in cited])
+    quotes = tuple(_locate(q, cited, finding) for q in claim.quotes)
+    if claim.unbalanced:  # where a quote begins or ends is anyone's guess: never verbatim
+        quotes = tuple(Quote(text=q, source_id=None, verbatim=False) for q in claim.quotes)
+    evidence = [text for source in cited for text in source.number_evidence]
+    stated = [f for source in cited for f in date_figures(source.date)]
+    unmatched = unmatched_figures(strip_markers(claim.text), evidence, stated)
     checks = ClaimChecks(
         has_citation=bool(claim.citations),
         citations_exist=not unknown,
@@ -111,6 +158,11 @@ def check_claim(
         unknown_citations=unknown,
         unmatched_numbers=unmatched,
         model_directed_sources=tuple(dict.fromkeys(s.id for s in cited if s.model_directed)),
+        grounding=finding.problems,
+        carried_by=finding.window.passage_ids if finding.window else (),
+        hidden_characters=hidden_characters(claim),
+        markup=markup(claim),
+        unbalanced_quote_marks=claim.unbalanced,
     )
     return checks, quotes
 

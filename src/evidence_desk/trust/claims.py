@@ -1,21 +1,30 @@
 """Splitting an answer draft into claims, each with its citations and quotes.
 
-A claim is one sentence of the draft. How a draft is read, all of it:
+A claim is one sentence of the draft: what a reader sees as a sentence is what gets checked,
+so the splitter breaks wherever a reader sees a break. How a draft is read, all of it:
 
-* Sentences end at `.`, `!` or `?` (closing `)` and further end marks included) when white
-  space and then anything but a lower-case letter follows, or at the end of a paragraph.
-  Citation markers right after the end mark belong to the sentence they follow
-  (`... in 1933. [S2] Then ...`). A blank line always ends a sentence. A period after a
-  known abbreviation (Mr., Dr., U.S., e.g., ...) or after a single initial does not.
-* Quotes are never split. A quote is the text between straight double quotes `"..."` or
-  curly `“...”`; a `”...”` pair (a common typing slip) is read as a quote too. A quote whose
-  text ends with an end mark ends the sentence when its closing mark is followed (after
-  optional markers) by white space and anything but a lower-case letter.
-* An opening quote with no closing mark in the same paragraph makes a quote that runs to
-  the end of its sentence, markers included. It is flagged `unclosed_quote` and never
-  counts as verbatim, so the draft is held (strict on purpose: a reader cannot tell where
-  such a quote ends).
-* Single quotes and apostrophes are never quote marks; nor are guillemets or low quotes.
+* Lines. Every line break ends a sentence: LF, CR, CR LF, VT, FF, U+001C..U+001E, U+0085
+  NEXT LINE, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR. A list marker (`-`, `*`,
+  `+`, `•`, `1.`, `1)`) or a heading marker (`#` to `######`) at the start of a line is not
+  part of the sentence after it.
+* Sentences within a line end at `.`, `!`, `?`, `。`, `！` or `？` (closing `)` and further end
+  marks included) followed by white space, and `。！？` also without it. A lower-case word
+  after the end mark starts a new sentence too. A period after a known abbreviation (Mr.,
+  Dr., U.S., e.g., ...) or a single initial does not end a sentence: such a sentence is
+  judged whole, all of its words. Citation markers right after the end mark belong to the
+  sentence they follow (`... in 1933. [S2] Then ...`).
+* Quotes are never split, and never cross a line. Every quotation mark in common use opens
+  one (`OPENERS` below): straight and curly double quotes, single quotes, low quotes,
+  guillemets either way, full-width and prime quotes, CJK corner brackets, doubled single
+  quotes, backticks and `<q>...</q>`. A straight or curly single mark opens a quote only at
+  the start of a word and closes one only at the end of a word, so an apostrophe inside a
+  word (nation's) or after one with no quote open (students' books) is not a mark. A line
+  starting with `>` (a blockquote) quotes the rest of the line, up to its trailing markers.
+  A quote whose text ends with an end mark ends the sentence like an end mark would.
+* Unbalanced marks. An opening mark with no closing mark on its line, or a closing mark with
+  no opening one (`”`, `»`, `」`, `</q>` ... standing alone), marks the sentence
+  `unbalanced`: its quotes never count as verbatim, so the draft is held (a reader cannot
+  tell what is quoted).
 * Citations are bracketed markers outside quotes: `[S1]`, `[S1, S2]`, `[S1; S2]`,
   `[S1][S2]`, with ids matching `S\\d+` exactly. Every other bracketed text outside quotes
   (`[S]`, `[Source 1]`, `[1]`, `[s1]`, `[]`) is a malformed marker and counts as a citation
@@ -30,23 +39,54 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_END_MARKS = ".!?"
-_CLOSERS = {'"': '"', "“": "”", "”": "”"}  # opening mark -> the mark that closes it
+_END_MARKS = ".!?。！？"
+_CJK_END = "。！？"
+# Opening mark -> the marks that close it. Multi-character marks are tried first.
+OPENERS: dict[str, tuple[str, ...]] = {
+    "<q>": ("</q>",),
+    "``": ("''",),
+    "''": ("''",),
+    '"': ('"',),
+    "“": ("”",),
+    "”": ("”",),
+    "„": ("“", "”"),
+    "‘": ("’",),
+    "'": ("'",),
+    "‚": ("‘", "’"),
+    "«": ("»",),
+    "»": ("«",),
+    "‹": ("›",),
+    "›": ("‹",),
+    "＂": ("＂",),
+    "″": ("″",),
+    "〝": ("〞", "〟"),
+    "「": ("」",),
+    "『": ("』",),
+    "`": ("`",),
+}
+_SINGLE = frozenset("'‘’‚")  # marks that may also be apostrophes: word-boundary rules apply
+_STRAY_CLOSERS = ("’", "〞", "〟", "」", "』")  # the other closers open quotes too
+_Q_OPEN = re.compile(r"<q(?:\s[^<>]*)?>", re.IGNORECASE)
+_Q_CLOSE = re.compile(r"</q\s*>", re.IGNORECASE)
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_LIST_MARKER = re.compile(r"[^\S\n]*(?:[-*+•]|\d{1,3}[.)]|#{1,6})[^\S\n]+")
+_BLOCKQUOTE = re.compile(r"[^\S\n]*>[^\S\n]*")
 _BRACKET = re.compile(r"\[[^\[\]\n]*\]")
 _TRAILING_MARKERS = re.compile(r"(?:\s*\[[^\[\]\n]*\])*")
-_BLANK_LINE = re.compile(r"\n[^\S\n]*\n\s*")
 _CITATION_ID = re.compile(r"S\d+")
 _MARKER_SEPARATORS = re.compile(r"[,;]")
 _ABBREVIATION_WORDS = (
     "mr mrs ms dr st jr sr gen col capt lt sgt gov sen rep hon rev prof vs etc no nos fig "
-    "jan feb mar apr jun jul aug sep sept oct nov dec u.s u.s.a u.k d.c a.m p.m i.e e.g"
+    "jan feb mar apr jun jul aug sep sept oct nov dec u.s u.s.a u.k d.c a.m p.m i.e e.g "
+    "approx cf ca al inc ltd co corp dept est vol pp"
 )
 _ABBREVIATIONS = frozenset(_ABBREVIATION_WORDS.split())
 
 
 @dataclass(frozen=True)
 class DraftClaim:
-    """One sentence of a draft. `start`/`end` are offsets of `text` in the draft."""
+    """One sentence of a draft. `start`/`end` are offsets of `text` in the draft, and
+    `quote_spans` the offsets of each quote in `text` (marks excluded)."""
 
     text: str
     start: int
@@ -54,7 +94,8 @@ class DraftClaim:
     citations: tuple[str, ...] = ()
     malformed: tuple[str, ...] = ()
     quotes: tuple[str, ...] = ()
-    unclosed_quote: bool = False  # the last quote has no closing mark
+    quote_spans: tuple[tuple[int, int], ...] = ()
+    unbalanced: bool = False  # a quotation mark without its partner
 
 
 @dataclass
@@ -62,13 +103,13 @@ class _Span:
     start: int
     quotes: list[tuple[int, int]] = field(default_factory=list)
     brackets: list[tuple[int, int]] = field(default_factory=list)
-    open_quote: int | None = None  # offset after an opening mark that is never closed
+    unbalanced: bool = False
 
 
 def split_claims(draft: str) -> list[DraftClaim]:
     """The draft's sentences, in order, each with its citations and quotes."""
     claims: list[DraftClaim] = []
-    for start, end in _paragraphs(draft):
+    for start, end in _lines(draft):
         for span, stop in _scan(draft, start, end):
             claim = _to_claim(draft, span, stop)
             if claim is not None:
@@ -80,7 +121,7 @@ def strip_markers(text: str) -> str:
     """`text` without its citation markers (quotes untouched), white space tidied."""
     out: list[str] = []
     cursor = 0
-    for start, end in _paragraphs(text):
+    for start, end in _lines(text):
         for span, _stop in _scan(text, start, end):
             for a, b in span.brackets:
                 out.append(text[cursor:a].rstrip())
@@ -89,38 +130,105 @@ def strip_markers(text: str) -> str:
     return "".join(out).strip()
 
 
-def _paragraphs(text: str) -> list[tuple[int, int]]:
+def _lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line, after any list or heading marker at its start."""
     spans: list[tuple[int, int]] = []
     cursor = 0
-    for gap in _BLANK_LINE.finditer(text):
-        spans.append((cursor, gap.start()))
-        cursor = gap.end()
+    for brk in _LINE_BREAK.finditer(text):
+        spans.append((cursor, brk.start()))
+        cursor = brk.end()
     spans.append((cursor, len(text)))
-    return spans
+    out = []
+    for a, b in spans:
+        marker = _LIST_MARKER.match(text, a, b)
+        out.append((marker.end() if marker else a, b))
+    return out
+
+
+def _opener_at(text: str, i: int, stop: int) -> tuple[str, int] | None:
+    """(the mark's closing set key, length) when a quotation mark opens at `i`."""
+    if text.startswith("<", i):
+        m = _Q_OPEN.match(text, i, stop)
+        return ("<q>", m.end() - i) if m else None
+    for mark in ("``", "''"):
+        if text.startswith(mark, i):
+            return mark, 2
+    ch = text[i]
+    if ch not in OPENERS:
+        return None
+    if ch in _SINGLE and not _word_start(text, i, stop):
+        return None
+    return ch, 1
+
+
+def _word_start(text: str, i: int, stop: int) -> bool:
+    before = text[i - 1] if i > 0 else " "
+    after = text[i + 1] if i + 1 < stop else " "
+    return not before.isalnum() and not after.isspace()
+
+
+def _word_end(text: str, i: int, stop: int) -> bool:
+    after = text[i + 1] if i + 1 < stop else " "
+    return not after.isalnum()
+
+
+def _find_close(text: str, mark: str, start: int, stop: int) -> tuple[int, int] | None:
+    """(offset, length) of the first mark closing `mark` in text[start:stop]."""
+    if mark == "<q>":
+        m = _Q_CLOSE.search(text, start, stop)
+        return (m.start(), m.end() - m.start()) if m else None
+    best: tuple[int, int] | None = None
+    for closer in OPENERS[mark]:
+        hit = text.find(closer, start, stop)
+        while hit >= 0 and closer in _SINGLE and not _word_end(text, hit, stop):
+            hit = text.find(closer, hit + 1, stop)  # an apostrophe inside a word
+        if hit >= 0 and (best is None or hit < best[0]):
+            best = (hit, len(closer))
+    return best
+
+
+def _stray_closer(text: str, i: int, stop: int) -> bool:
+    """A closing-only mark with no quote open (an apostrophe-like ’ after a word is not)."""
+    if _Q_CLOSE.match(text, i, stop):
+        return True
+    if text[i] not in _STRAY_CLOSERS:
+        return False
+    return text[i] != "’" or not (i > 0 and text[i - 1].isalnum())
 
 
 def _scan(text: str, start: int, stop: int) -> list[tuple[_Span, int]]:
-    """Sentence spans of text[start:stop] with their quotes and marker brackets."""
+    """Sentence spans of one line with their quotes and marker brackets."""
     out: list[tuple[_Span, int]] = []
     span = _Span(start)
     i = start
+    block = _BLOCKQUOTE.match(text, start, stop)
+    if block:
+        markers = re.search(r"(?:\s*\[[^\[\]\n]*\])+\s*$", text[block.end() : stop])
+        end_of_quote = block.end() + markers.start() if markers else stop
+        span.quotes.append((block.end(), end_of_quote))
+        i = end_of_quote
     while i < stop:
-        ch = text[i]
         end: int | None = None
-        if span.open_quote is None and ch in _CLOSERS:
-            close = text.find(_CLOSERS[ch], i + 1, stop)
-            if close < 0:
-                span.open_quote = i + 1
-                i += 1
+        opener = _opener_at(text, i, stop)
+        if opener is not None:
+            mark, width = opener
+            close = _find_close(text, mark, i + width, stop)
+            if close is None:
+                span.unbalanced = True
+                span.quotes.append((i + width, stop))
+                i = stop
                 continue
-            span.quotes.append((i + 1, close))
-            i = close + 1
-            if close > span.quotes[-1][0] and text[close - 1] in _END_MARKS:
-                end = _sentence_end(text, close, stop, span)
-        elif span.open_quote is None and ch == "[" and (m := _BRACKET.match(text, i, stop)):
+            span.quotes.append((i + width, close[0]))
+            i = close[0] + close[1]
+            if close[0] > span.quotes[-1][0] and text[close[0] - 1] in _END_MARKS:
+                end = _sentence_end(text, i - 1, stop, span, after_quote=True)
+        elif _stray_closer(text, i, stop):
+            span.unbalanced = True
+            i += 1
+        elif text[i] == "[" and (m := _BRACKET.match(text, i, stop)):
             span.brackets.append((i, m.end()))
             i = m.end()
-        elif ch in _END_MARKS and not (ch == "." and _after_abbreviation(text, i)):
+        elif text[i] in _END_MARKS and not (text[i] == "." and _after_abbreviation(text, i)):
             end = _sentence_end(text, i, stop, span)
             i += 1
         else:
@@ -133,11 +241,14 @@ def _scan(text: str, start: int, stop: int) -> list[tuple[_Span, int]]:
     return out
 
 
-def _sentence_end(text: str, mark: int, stop: int, span: _Span) -> int | None:
+def _sentence_end(
+    text: str, mark: int, stop: int, span: _Span, after_quote: bool = False
+) -> int | None:
     """If the end mark (or closing quote) at `mark` ends a sentence, the offset just past it.
 
     The sentence takes further end marks, a closing parenthesis and any markers that follow;
-    those markers are recorded on `span` unless they sit inside an unclosed quote.
+    those markers are recorded on `span`. After a quote ending in an end mark, a lower-case
+    word continues the sentence (He asked "why?" and left).
     """
     j = mark + 1
     while j < stop and text[j] in _END_MARKS + ")":
@@ -145,11 +256,11 @@ def _sentence_end(text: str, mark: int, stop: int, span: _Span) -> int | None:
     markers_end = _TRAILING_MARKERS.match(text, j, stop)
     assert markers_end is not None  # a pattern of `*` repetitions always matches
     rest = text[markers_end.end() : stop]
-    nxt = rest.lstrip()
-    if nxt and (len(nxt) == len(rest) or nxt[0].islower()):
+    if rest and not rest[0].isspace() and text[j - 1] not in _CJK_END:
         return None
-    if span.open_quote is None:
-        span.brackets.extend(m.span() for m in _BRACKET.finditer(text, j, markers_end.end()))
+    if after_quote and rest.lstrip()[:1].islower():
+        return None
+    span.brackets.extend(m.span() for m in _BRACKET.finditer(text, j, markers_end.end()))
     return markers_end.end()
 
 
@@ -167,9 +278,6 @@ def _to_claim(text: str, span: _Span, stop: int) -> DraftClaim | None:
     end = span.start + len(raw.rstrip())
     if start >= end:
         return None
-    quotes = [text[a:b] for a, b in span.quotes]
-    if span.open_quote is not None:
-        quotes.append(text[span.open_quote : end])
     citations: list[str] = []
     malformed: list[str] = []
     for a, b in span.brackets:
@@ -186,6 +294,7 @@ def _to_claim(text: str, span: _Span, stop: int) -> DraftClaim | None:
         end=end,
         citations=tuple(citations),
         malformed=tuple(malformed),
-        quotes=tuple(quotes),
-        unclosed_quote=span.open_quote is not None,
+        quotes=tuple(text[a:b] for a, b in span.quotes),
+        quote_spans=tuple((a - start, b - start) for a, b in span.quotes),
+        unbalanced=span.unbalanced,
     )

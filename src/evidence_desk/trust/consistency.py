@@ -6,6 +6,10 @@ re-derive, from the receipt alone:
 * the claims from the draft: the same sentences, citations and quote texts (`claims.py`),
   and check flags that agree with them and with the run's source ids;
 * the check for text aimed at a model, from the cited sources' recorded passages;
+* the grounding contract's checks (`checks.py`): whether a recorded passage carries each
+  sentence, its hidden characters, its markup and its quotation marks, re-run on the
+  recorded passages and the sources' recorded metadata (receipts of version 2 on; version 1
+  was written before the contract and carries none of these checks);
 * each effective verdict from the auditor's verdict and the checks (`gate.py`);
 * the top-level `quotes` list as the claims' quotes in order;
 * each quote marked verbatim that lies inside a recorded passage matches that passage's text;
@@ -16,6 +20,7 @@ re-derive, from the receipt alone:
 from __future__ import annotations
 
 from ..types import Claim, Receipt
+from .checks import EvidenceSource, check_claim
 from .claims import DraftClaim, split_claims
 from .gate import decide_claims, effective_verdict
 from .screen import model_directed
@@ -33,6 +38,27 @@ def _parse_problems(n: int, parsed: DraftClaim, claim: Claim, source_ids: set[st
         problems.append(f"Claim {n}'s cited-sources check does not match the run's sources.")
     if parsed.quotes != tuple(q.text for q in claim.quotes):
         problems.append(f"Claim {n}'s quotes are not the ones its sentence gives.")
+    return problems
+
+
+def _contract_problems(
+    n: int, parsed: DraftClaim, claim: Claim, sources: dict[str, EvidenceSource]
+) -> list[str]:
+    """The grounding contract's checks re-run on the recorded passages, compared."""
+    derived, _ = check_claim(parsed, sources)
+    recorded = claim.checks
+    problems: list[str] = []
+    if bool(derived.grounding) != bool(recorded.grounding):
+        problems.append(
+            f"Claim {n}'s grounding check does not match its recorded passages "
+            f"({'not carried' if derived.grounding else 'carried'} when re-checked)."
+        )
+    if (derived.hidden_characters, derived.markup, derived.unbalanced_quote_marks) != (
+        recorded.hidden_characters,
+        recorded.markup,
+        recorded.unbalanced_quote_marks,
+    ):
+        problems.append(f"Claim {n}'s character, markup or quotation-mark check does not match.")
     return problems
 
 
@@ -80,8 +106,11 @@ def consistency_problems(receipt: Receipt) -> list[str]:
     if [p.text for p in parsed] != [c.text for c in receipt.claims]:
         problems.append("The recorded claims are not the sentences of the recorded draft.")
     else:
+        evidence = {s.id: EvidenceSource.from_passages(s) for s in receipt.sources}
         for n, (p, c) in enumerate(zip(parsed, receipt.claims, strict=True), start=1):
             problems.extend(_parse_problems(n, p, c, source_ids))
+            if receipt.receipt_version >= 2:
+                problems.extend(_contract_problems(n, p, c, evidence))
     directed = {s.id for s in receipt.sources if any(model_directed(p.text) for p in s.passages)}
     for n, claim in enumerate(receipt.claims, start=1):
         problems.extend(_claim_problems(n, claim))

@@ -6,8 +6,9 @@ checks and quotes, the auditor's verdict on each, the coverage finding and the p
 Effective verdict. The auditor's verdict, except that a claim that failed any check can be
 no better than `unsupported` (`supported` and `partial` become `unsupported`;
 `contradicted` stays). An auditor can make the gate stricter, never rescue a claim.
-A claim is grounded when all its checks pass, every one of its quotes is verbatim, and its
-effective verdict is `supported`.
+A claim is grounded when all its checks pass (the grounding contract among them: one passage
+of a cited source carries the whole sentence, `grounding.py`), every one of its quotes is
+verbatim, and its effective verdict is `supported`.
 
 The pruning policy, applied in this order:
 
@@ -18,7 +19,9 @@ The pruning policy, applied in this order:
    claim cites a source that does not exist (malformed markers included); or any claim is
    contradicted; or any claim that is not grounded contains a quote (a quoted sentence is
    never dropped silently); or any claim cites a source whose passages address a model
-   (`screen.py`: a steered model may have written or judged the other sentences too).
+   (`screen.py`: a steered model may have written or judged the other sentences too); or
+   any claim carries a hidden character (`characters.py`: what a reader sees would not be
+   what was checked); or any claim has a quotation mark without its partner.
 3. Otherwise the claims that are not grounded would be dropped. HELD_FOR_REVIEW when none
    would remain, when more than `policy.max_pruned_fraction` of the claims would be
    dropped, or when fewer than `policy.min_kept_claims` would remain.
@@ -113,6 +116,16 @@ def _hold_reasons(claims: Sequence[Claim]) -> list[str]:
         (
             sum(bool(c.checks.model_directed_sources) for c in claims),
             "sentence", "cites", "cite", "a source that contains instructions aimed at an AI model",
+        ),
+        (
+            sum(bool(c.checks.hidden_characters) for c in claims),
+            "sentence", "carries", "carry", "invisible, direction-changing or look-alike "
+            "characters (" + "; ".join(h for c in claims for h in c.checks.hidden_characters[:1])
+            + ")",
+        ),
+        (
+            sum(c.checks.unbalanced_quote_marks for c in claims),
+            "sentence", "has", "have", "a quotation mark without its partner",
         ),
     ]  # fmt: skip
     return [

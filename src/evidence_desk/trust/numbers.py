@@ -16,9 +16,14 @@ metadata). Both sides are reduced to values; the rules, all of them:
 * Decades: a whole number ending in 0 followed by "s" ("1930s", "1930's", "40s") needs the
   same decade, or any whole number from 1930 to 1939, in the evidence. A plain 1930 in a
   claim is not matched by "1930s" in the evidence.
-* Dates: an ISO date in a claim ("1933-03-04") needs that date in the evidence, as ISO or
-  with a month name ("March 4, 1933", "4 March 1933", "Mar. 4th, 1933"). A month-name date
-  in a claim reduces to its numbers (day and year); the month itself is the auditor's to judge.
+* Dates are compared as dates, not digits. A full date in a claim, ISO ("1933-03-04"), with
+  a month name ("March 4, 1933", "4 March 1933", "Mar. 4th, 1933") or numeric in US order
+  ("3/4/1933"; day first when the first number cannot be a month), needs that date in the
+  evidence, in any of these forms. A month and year ("March 1933") needs a date in that
+  month or the month and year stated; a month and day ("March 4") needs that month and day.
+  A wrong month or day fails even when its digits occur elsewhere.
+* The source's own date (metadata) supplies the date as a whole: the full date, its month
+  and year, its year (`date_figures`), never its loose day or month numbers.
 * Spelled numbers: a run of number words (zero..nineteen, twenty..ninety, hundred, thousand,
   million, billion, trillion; joined by spaces, hyphens, or "and" after hundred or a scale
   word) is one value: "twenty-five" = 25, "nineteen hundred" = 1900, "two million" = 2000000.
@@ -75,7 +80,14 @@ _MONTH_DAY_YEAR = re.compile(
     rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th|d)?,?\s+(\d{{4}})(?!\d)", re.IGNORECASE
 )
 _DAY_MONTH_YEAR = re.compile(
-    rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th|d)?\s+({_MONTH})\.?,?\s+(\d{{4}})(?!\d)", re.IGNORECASE
+    rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th|d)?\s+(?:of\s+)?({_MONTH})\.?,?\s+(\d{{4}})(?!\d)",
+    re.IGNORECASE,
+)
+_NUMERIC_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
+_MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?\s+(?:of\s+)?(\d{{4}})(?!\d)", re.IGNORECASE)
+_MONTH_DAY = re.compile(
+    rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th|d)?(?![\d,]*\s*\d{{4}})(?!\d)",
+    re.IGNORECASE,
 )
 
 
@@ -89,10 +101,6 @@ class Figure(NamedTuple):
 
 def _canonical(number: Decimal) -> str:
     return format(number.normalize(), "f")
-
-
-def _iso(year: str, month: int, day: str) -> str:
-    return f"{int(year):04d}-{month:02d}-{int(day):02d}"
 
 
 def _digit_figures(text: str, evidence: bool) -> Iterator[Figure]:
@@ -171,12 +179,64 @@ def _spelled_figures(text: str) -> Iterator[Figure]:
             yield Figure(kind, str(value), m.group(0))
 
 
+def _dates(text: str) -> list[tuple[re.Match[str], str, int, int]]:
+    """Full dates in `text`: (match, year, month, day), the forms of the rules above."""
+    found: list[tuple[re.Match[str], str, int, int]] = []
+    found += [(m, m[1], int(m[2]), int(m[3])) for m in _ISO_DATE.finditer(text)]
+    found += [(m, m[3], _MONTHS[m[1].lower()], int(m[2])) for m in _MONTH_DAY_YEAR.finditer(text)]
+    found += [(m, m[3], _MONTHS[m[2].lower()], int(m[1])) for m in _DAY_MONTH_YEAR.finditer(text)]
+    for m in _NUMERIC_DATE.finditer(text):
+        first, second = int(m[1]), int(m[2])
+        month, day = (first, second) if first <= 12 else (second, first)
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            found.append((m, m[3], month, day))
+    return found
+
+
+def _blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    chars = list(text)
+    for a, b in spans:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
+
+
+def _calendar(text: str) -> tuple[list[Figure], str]:
+    """(the date, month and month-day figures of `text`, the text with them blanked)."""
+    figures: list[Figure] = []
+    spans: list[tuple[int, int]] = []
+    for m, year, month, day in _dates(text):
+        if any(a < m.end() and m.start() < b for a, b in spans):
+            continue
+        figures.append(Figure("date", f"{int(year):04d}-{month:02d}-{day:02d}", m.group(0)))
+        spans.append(m.span())
+    rest = _blank(text, spans)
+    for m in _MONTH_YEAR.finditer(rest):
+        if not m[1][0].isupper():  # "may", "march": a month only when capitalised
+            continue
+        figures.append(Figure("month", f"{int(m[2]):04d}-{_MONTHS[m[1].lower()]:02d}", m.group(0)))
+        spans.append(m.span())
+    for m in _MONTH_DAY.finditer(rest):
+        if m[1][0].isupper() and not any(a < m.end() and m.start() < b for a, b in spans):
+            figures.append(
+                Figure("monthday", f"{_MONTHS[m[1].lower()]:02d}-{int(m[2]):02d}", m.group(0))
+            )
+            spans.append(m.span())
+    return figures, _blank(text, spans)
+
+
+def date_figures(iso_date: str | None) -> frozenset[tuple[str, str]]:
+    """What a source's own date states as a whole: the date, its month, its year."""
+    if not iso_date or not _ISO_DATE.match(iso_date[:10]):
+        return frozenset()
+    day = iso_date[:10]
+    return frozenset(
+        {("date", day), ("month", day[:7]), ("monthday", day[5:]), ("num", str(int(day[:4])))}
+    )
+
+
 def claim_figures(text: str) -> list[Figure]:
     """The numbers and dates a claim states (run it on the claim without its markers)."""
-    figures = [
-        Figure("date", _iso(m[1], int(m[2]), m[3]), m.group(0)) for m in _ISO_DATE.finditer(text)
-    ]
-    rest = _ISO_DATE.sub(" ", text)
+    figures, rest = _calendar(text)
     figures.extend(_digit_figures(rest, evidence=False))
     figures.extend(_spelled_figures(_NUMBER.sub(" ", rest)))
     return figures
@@ -184,14 +244,17 @@ def claim_figures(text: str) -> list[Figure]:
 
 @lru_cache(maxsize=1024)
 def evidence_figures(text: str) -> frozenset[tuple[str, str]]:
-    """(kind, value) of every number and date a piece of evidence states, for matching."""
+    """(kind, value) of every number and date a piece of evidence states, for matching.
+
+    A full date also states its month and its month and day; its digits count as numbers
+    too (a passage's "March 14, 1963" does state 14 and 1963).
+    """
     found: set[tuple[str, str]] = set()
-    for m in _ISO_DATE.finditer(text):
-        found.add(("date", _iso(m[1], int(m[2]), m[3])))
-    for m in _MONTH_DAY_YEAR.finditer(text):
-        found.add(("date", _iso(m[3], _MONTHS[m[1].lower()], m[2])))
-    for m in _DAY_MONTH_YEAR.finditer(text):
-        found.add(("date", _iso(m[3], _MONTHS[m[2].lower()], m[1])))
+    calendar, _ = _calendar(text)
+    for figure in calendar:
+        found.add((figure.kind, figure.value))
+        if figure.kind == "date":
+            found |= {("month", figure.value[:7]), ("monthday", figure.value[5:])}
     spelled = _spelled_figures(_NUMBER.sub(" ", text))
     for figure in (*_digit_figures(text, evidence=True), *spelled):
         found.add((figure.kind, figure.value))
@@ -200,12 +263,18 @@ def evidence_figures(text: str) -> frozenset[tuple[str, str]]:
     return frozenset(found)
 
 
-def unmatched_figures(claim_text: str, evidence: Iterable[str]) -> tuple[str, ...]:
-    """The claim's numbers and dates (as written) that the evidence texts do not state."""
+def unmatched_figures(
+    claim_text: str, evidence: Iterable[str], stated: Iterable[tuple[str, str]] = ()
+) -> tuple[str, ...]:
+    """The claim's numbers and dates (as written) that the evidence does not state.
+
+    `evidence` are texts (passages, title, names); `stated` are figures known as wholes,
+    such as `date_figures` of the source's own date.
+    """
     figures = claim_figures(claim_text)
     if not figures:
         return ()
-    known: set[tuple[str, str]] = set()
+    known: set[tuple[str, str]] = set(stated)
     for piece in evidence:
         known |= evidence_figures(piece)
     missing: list[str] = []

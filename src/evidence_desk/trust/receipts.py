@@ -10,8 +10,10 @@ Verifying (`verify_receipt`) reports every problem it finds, each as one sentenc
 
 * structure: the receipt is a valid `Receipt` (types.py) and is sealed;
 * integrity: the hash matches the content (any changed byte of signed content fails), the
-  key id belongs to the public key, the signature is valid, and, when a trusted public key
-  is given, the receipt was signed with it (without one, a forger could re-sign);
+  key id belongs to the public key, the signature is valid, and, when trusted public keys
+  are given, the receipt was signed with one of them. A receipt carries its own public key,
+  so without this check a forger could edit a receipt and re-sign it with any key; an empty
+  collection trusts no key, and only `None` skips the check;
 * evidence, when the archive's documents are given: each source document still has its
   recorded SHA-256, and each quote marked verbatim is at its recorded offsets in its source
   document's text (compared under the white-space rule of `text.py`);
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,7 +94,9 @@ def seal(
     return sealed
 
 
-def _integrity_problems(receipt: Mapping[str, Any], trusted_public_key: str | None) -> list[str]:
+def _integrity_problems(
+    receipt: Mapping[str, Any], trusted: Collection[bytes] | None, hint: str
+) -> list[str]:
     integrity = receipt.get("integrity")
     if not isinstance(integrity, Mapping):
         return ["The receipt is not sealed: it has no integrity block."]
@@ -115,8 +119,11 @@ def _integrity_problems(receipt: Mapping[str, Any], trusted_public_key: str | No
         problems.append("The receipt's key id does not belong to its public key.")
     if not signature_valid(raw, str(recorded), str(integrity.get("signature"))):
         problems.append("The receipt's signature is not valid for its hash and public key.")
-    if trusted_public_key is not None and decode_public_key(trusted_public_key) != raw:
-        problems.append("The receipt was not signed with the trusted desk key.")
+    if trusted is not None and raw not in trusted:
+        problems.append(
+            f"The receipt was signed with key {key_id_for(raw)}, which this desk does not "
+            f"trust{'; ' + hint if hint else ''}."
+        )
     return problems
 
 
@@ -147,13 +154,19 @@ def _evidence_problems(receipt: Receipt, documents: Mapping[str, str]) -> list[s
 def verify_receipt(
     receipt: Any,
     *,
-    trusted_public_key: str | None = None,
+    trusted_public_keys: Collection[bytes] | None = None,
     documents: Mapping[str, str] | None = None,
+    untrusted_hint: str = "",
 ) -> VerifyReport:
-    """Every problem with a receipt (see the module docstring); `documents`: doc_id -> text."""
+    """Every problem with a receipt (see the module docstring).
+
+    `trusted_public_keys`: raw 32-byte Ed25519 public keys the receipt may be signed with
+    (`None`: any key). `documents`: doc_id -> stored text. `untrusted_hint`: what the reader
+    can do about a key that is not trusted, appended to that problem's sentence.
+    """
     if not isinstance(receipt, Mapping):
         return VerifyReport(["The receipt is not a JSON object."])
-    problems = _integrity_problems(receipt, trusted_public_key)
+    problems = _integrity_problems(receipt, trusted_public_keys, untrusted_hint)
     try:
         model = Receipt.model_validate(receipt)
     except ValidationError as exc:

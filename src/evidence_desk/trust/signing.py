@@ -12,6 +12,11 @@ signature from being valid for anything else the key might ever sign.
 
 A key is named by `key_id`: the first 16 hex digits of the SHA-256 of its raw 32-byte
 public key. Public keys and signatures travel as standard base64.
+
+Which keys a verifier trusts is its own business: `parse_key_list` reads a list of trusted
+public keys (one base64 key per line) and `parse_public_key` one key given as base64 or PEM,
+so one desk can trust receipts another desk signed without trusting whatever key a receipt
+carries.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
@@ -118,3 +123,42 @@ def signature_valid(raw_public: bytes, canonical_sha256: str, signature: str) ->
     except (binascii.Error, ValueError, UnicodeEncodeError, InvalidSignature):
         return False
     return True
+
+
+def parse_key_list(text: str) -> list[bytes]:
+    """Raw public keys of a trusted-keys list: one base64 key per line, as `public_key_b64`
+    writes it; `#` starts a comment and blank lines are ignored.
+
+    ValueError names the first line that is not a key.
+    """
+    keys: list[bytes] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        content = line.split("#", 1)[0].strip()
+        if not content:
+            continue
+        raw = decode_public_key(content)
+        if raw is None:
+            raise ValueError(f"line {number} is not a base64 Ed25519 public key")
+        keys.append(raw)
+    return keys
+
+
+def parse_public_key(text: str) -> bytes:
+    """The raw bytes of the one public key `text` holds: a PEM public key
+    (`-----BEGIN PUBLIC KEY-----`), or one base64 key in the format of `parse_key_list`.
+
+    ValueError says what is wrong, for anything else (a private key, another algorithm,
+    no key or several).
+    """
+    if "-----BEGIN" in text:
+        try:
+            key = serialization.load_pem_public_key(text.encode("utf-8"))
+        except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
+            raise ValueError("it is not a PEM public key") from exc
+        if not isinstance(key, Ed25519PublicKey):
+            raise ValueError("its PEM public key is not an Ed25519 key")
+        return raw_public_key(key)
+    keys = parse_key_list(text)
+    if len(keys) != 1:
+        raise ValueError(f"it holds {len(keys)} keys, not one")
+    return keys[0]

@@ -16,6 +16,10 @@ white space. The rules, all of them:
   look-alike letters (Cyrillic а is not Latin a) and Unicode normal forms (NFC vs NFD) all
   count as differences.
 * An empty or all-white-space quote is never verbatim.
+* American style: a quote ending in `.` or `,` (the writer's punctuation inside the closing
+  mark) also matches the source's words without that mark, unless the source has `?` or `!`
+  right there (a question is not a statement). The quote's recorded offsets then cover the
+  words without the mark.
 
 Offsets returned are into the ORIGINAL text, so `text[start:end]` is what the source says.
 """
@@ -74,15 +78,31 @@ class StoredText:
 
     def find(self, quote: str) -> tuple[int, int] | None:
         """(start, end) of the first verbatim occurrence of `quote` in the original text."""
+        spans = self.find_all(quote, limit=1)
+        return spans[0] if spans else None
+
+    def find_all(self, quote: str, limit: int | None = None) -> list[tuple[int, int]]:
+        """(start, end) of each verbatim occurrence of `quote` (American style included)."""
         needle = collapse_white_space(quote)
-        if not needle:
-            return None
-        at = self.collapsed.find(needle)
-        if at < 0:
-            return None
-        # The needle starts and ends with non-space characters, so both ends fall inside
-        # non-space pieces, where the map is exact.
-        return self._origin(at), self._origin(at + len(needle) - 1) + 1
+        spans = self._occurrences(needle, limit)
+        if spans or needle[-1:] not in (".", ","):
+            return spans
+        core = needle[:-1].rstrip()
+        return [
+            (a, b)
+            for a, b in self._occurrences(core, None)
+            if self.text[b : b + 1] not in ("?", "!")
+        ][:limit]
+
+    def _occurrences(self, needle: str, limit: int | None) -> list[tuple[int, int]]:
+        spans: list[tuple[int, int]] = []
+        at = self.collapsed.find(needle) if needle else -1
+        while at >= 0 and (limit is None or len(spans) < limit):
+            # The needle starts and ends with non-space characters, so both ends fall inside
+            # non-space pieces, where the map is exact.
+            spans.append((self._origin(at), self._origin(at + len(needle) - 1) + 1))
+            at = self.collapsed.find(needle, at + 1)
+        return spans
 
 
 @lru_cache(maxsize=16)
@@ -102,4 +122,10 @@ def matches_at(quote: str, text: str, start: int | None, end: int | None) -> boo
     if start is None or end is None or not 0 <= start <= end <= len(text):
         return False
     needle = collapse_white_space(quote)
-    return bool(needle) and collapse_white_space(text[start:end]) == needle
+    found = collapse_white_space(text[start:end])
+    if not needle or not found:
+        return False
+    if found == needle:
+        return True
+    trimmed = needle[-1:] in (".", ",") and found == needle[:-1].rstrip()
+    return trimmed and text[end : end + 1] not in ("?", "!")

@@ -146,7 +146,7 @@ def test_boilerplate_openings_lose_to_content() -> None:
 
 def test_frame_uses_title_and_year_only() -> None:
     source = source_from_text("Some text.", title='The "Big" Speech?')
-    assert frame(source) == "The 'Big' Speech (1941)"
+    assert frame(source) == "The Big Speech (1941)"
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,13 @@ from evidence_desk.retrieval.embedder import DIM, MiniLMEmbedder
 
 
 def test_a_paraphrase_scores_higher_than_an_unrelated_sentence(embedder: MiniLMEmbedder) -> None:
-    anchor, paraphrase, unrelated = embedder.embed([
-        "How do I delete a file in Python?",
-        "What is the way to remove a file using Python?",
-        "The orchestra played a symphony by Brahms last night.",
-    ])
+    anchor, paraphrase, unrelated = embedder.embed(
+        [
+            "How do I delete a file in Python?",
+            "What is the way to remove a file using Python?",
+            "The orchestra played a symphony by Brahms last night.",
+        ]
+    )
     assert float(anchor @ paraphrase) > 0.7
     assert float(anchor @ unrelated) < 0.3
 

@@ -16,8 +16,23 @@ from evidence_desk.types import TimeWindow
 THIRTIES = TimeWindow(start="1930-01-01", end="1939-12-31", label="1930s")
 SIXTIES = TimeWindow(start="1960", end="1969", label="1960s")
 NOUGHTIES = TimeWindow(start="2000-01-01", end="2009-12-31", label="2000s")
-HOSTILE = ["foo:bar", '"unbalanced quote', "AND", "x^2 - y", "", "*", "-banks", "((", "title:",
-           "day:[0 TO 99999]", "pid:3", "banks AND OR NOT", "\\", "moon~2^3", '""']
+HOSTILE = [
+    "foo:bar",
+    '"unbalanced quote',
+    "AND",
+    "x^2 - y",
+    "",
+    "*",
+    "-banks",
+    "((",
+    "title:",
+    "day:[0 TO 99999]",
+    "pid:3",
+    "banks AND OR NOT",
+    "\\",
+    "moon~2^3",
+    '""',
+]
 
 
 def _rows(index: HybridIndex, results: list[index_module.RankedPassage]) -> list[int]:
@@ -55,8 +70,7 @@ def test_hybrid_mode_fuses_both_engines(
     tiny_index: HybridIndex, embedder: MiniLMEmbedder, fusion: str
 ) -> None:
     q = "banks reopened after the crisis"
-    results = tiny_index.search(q, embedder.embed_query(q), k=12, mode="hybrid",
-                                fusion=fusion)  # type: ignore[arg-type]
+    results = tiny_index.search(q, embedder.embed_query(q), k=12, mode="hybrid", fusion=fusion)  # type: ignore[arg-type]
     rows = _rows(tiny_index, results)
     assert rows[0] in (0, 10)
     assert len(rows) == len(set(rows))
@@ -125,16 +139,17 @@ def test_doc_freq_counts_stemmed_terms(tiny_index: HybridIndex) -> None:
     assert tiny_index.doc_freq("zeppelin") == 0
 
 
-def test_rebuild_replaces_the_previous_generation(
-    tmp_path: Path, tiny_rows: IndexRows
-) -> None:
+def test_rebuild_replaces_the_previous_generation(tmp_path: Path, tiny_rows: IndexRows) -> None:
     directory = tmp_path / "index"
     first = HybridIndex.build(directory, tiny_rows, generation=1)
     keep = slice(0, 4)
     second_rows = IndexRows(
-        passage_ids=list(tiny_rows.passage_ids[keep]), doc_ids=list(tiny_rows.doc_ids[keep]),
-        texts=list(tiny_rows.texts[keep]), titles=list(tiny_rows.titles[keep]),
-        dates=list(tiny_rows.dates[keep]), vectors=tiny_rows.vectors[keep],
+        passage_ids=list(tiny_rows.passage_ids[keep]),
+        doc_ids=list(tiny_rows.doc_ids[keep]),
+        texts=list(tiny_rows.texts[keep]),
+        titles=list(tiny_rows.titles[keep]),
+        dates=list(tiny_rows.dates[keep]),
+        vectors=tiny_rows.vectors[keep],
     )
     HybridIndex.build(directory, second_rows, generation=2)
     reopened = HybridIndex.open(directory)
@@ -192,12 +207,20 @@ def test_damaged_index_opens_as_none(tmp_path: Path, tiny_rows: IndexRows, damag
 
 def test_rows_must_agree(tiny_rows: IndexRows) -> None:
     with pytest.raises(ValueError, match="disagree"):
-        IndexRows(passage_ids=["a"], doc_ids=["a"], texts=["t"], titles=["t"], dates=[None],
-                  vectors=tiny_rows.vectors)
+        IndexRows(
+            passage_ids=["a"],
+            doc_ids=["a"],
+            texts=["t"],
+            titles=["t"],
+            dates=[None],
+            vectors=tiny_rows.vectors,
+        )
 
 
 def test_large_index_search_through_int8_copy_is_unchanged(
-    tmp_path: Path, tiny_rows: IndexRows, embedder: MiniLMEmbedder,
+    tmp_path: Path,
+    tiny_rows: IndexRows,
+    embedder: MiniLMEmbedder,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     plain = HybridIndex.build(tmp_path / "plain", tiny_rows, generation=1)

@@ -13,19 +13,33 @@ from evidence_desk.textutil import stem
 
 @pytest.fixture
 def lexical(tmp_path: Path) -> LexicalIndex:
-    texts = ["The economy grew and banks failed.", "War in Europe ended.",
-             "Tariffs on steel and the economy.", "Nothing relevant here at all."]
+    texts = [
+        "The economy grew and banks failed.",
+        "War in Europe ended.",
+        "Tariffs on steel and the economy.",
+        "Nothing relevant here at all.",
+    ]
     titles = ["Economy", "", "Trade", "Banks"]
-    return LexicalIndex.build(tmp_path / "lex", texts, titles,
-                              day_numbers(["1930-05-01", "1945-05-08", None, "1931-01-01"]))
+    return LexicalIndex.build(
+        tmp_path / "lex",
+        texts,
+        titles,
+        day_numbers(["1930-05-01", "1945-05-08", None, "1931-01-01"]),
+    )
 
 
 @pytest.mark.parametrize(
     ("raw", "clean"),
-    [("foo:bar", "foo bar"), ("x^2 - y", "x 2 y"), ("banks AND war", "banks war"),
-     ('"a b" "c', '"a b" c'), ("*", ""), ("nation's", "nation s"),
-     ('What did Lincoln say about "a house divided"?', 'Lincoln say about "a house divided"'),
-     ("to be or not to be", "to be or not to be")],
+    [
+        ("foo:bar", "foo bar"),
+        ("x^2 - y", "x 2 y"),
+        ("banks AND war", "banks war"),
+        ('"a b" "c', '"a b" c'),
+        ("*", ""),
+        ("nation's", "nation s"),
+        ('What did Lincoln say about "a house divided"?', 'Lincoln say about "a house divided"'),
+        ("to be or not to be", "to be or not to be"),
+    ],
 )
 def test_sanitize_removes_query_syntax_and_stop_words(raw: str, clean: str) -> None:
     assert " ".join(sanitize_query(raw).split()) == clean

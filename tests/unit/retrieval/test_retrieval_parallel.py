@@ -19,8 +19,11 @@ from evidence_desk.retrieval.parallel import (
 from evidence_desk.settings import Settings
 
 TEXTS = [
-    f"Passage {i}: " + " ".join(["the banks reopened", "astronauts flew to the moon",
-                                 "rationing of rubber"][i % 3] for _ in range(1 + i % 5))
+    f"Passage {i}: "
+    + " ".join(
+        ["the banks reopened", "astronauts flew to the moon", "rationing of rubber"][i % 3]
+        for _ in range(1 + i % 5)
+    )
     for i in range(40)
 ]
 

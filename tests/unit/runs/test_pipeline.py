@@ -150,7 +150,7 @@ def run(
     return pipeline.run("What happened to Boston harbor in 1774?")
 
 
-GOOD = 'The letters say "The harbor of Boston was closed in 1774." [S1]'
+GOOD = 'The source says "The harbor of Boston was closed in 1774." [S1]'
 
 
 def test_a_grounded_draft_is_auto_cleared_with_stages_timed() -> None:

@@ -36,8 +36,9 @@ DOC_1941 = (
 DOCUMENTS = {"1933-Roosevelt-1": DOC_1933, "1941-Roosevelt-1": DOC_1941}
 GOOD_DRAFT = (
     'Roosevelt said "the only thing we have to fear is fear itself." [S1] '
-    "In 1933 about 25% of the labor force was idle [S1]. "
-    'He later spoke of "four essential human freedoms" [S2].'
+    "In 1933 more than 13,000,000 workers were idle [S1]. "
+    'Roosevelt said we look forward to a world founded upon "four essential human freedoms" '
+    "[S2]."
 )
 
 
@@ -47,6 +48,7 @@ def _source(sid: str, doc_id: str, text: str, date: str) -> Source:
         doc_id=doc_id,
         title=f"Address {doc_id}",
         date=date,
+        names=("Franklin D. Roosevelt",),
         retrieved_at="2024-01-01T00:00:00Z",
         content_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
         passages=(ScoredPassage(id=f"{doc_id}#0", text=text, start=0, end=len(text), score=0.9),),

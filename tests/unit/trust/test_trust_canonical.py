@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 
-from evidence_desk.trust.canonical import canonical_json, sha256_hex
+from evidence_desk.trust.canonical import (
+    DuplicateKeyError,
+    canonical_json,
+    loads_strict,
+    sha256_hex,
+)
 from evidence_desk.types import Decision
 
 
@@ -48,3 +53,37 @@ def test_rejects_what_json_cannot_say_one_way(value: Any, words: str) -> None:
 def test_sha256_hex() -> None:
     assert sha256_hex(b"abc") == hashlib.sha256(b"abc").hexdigest()
     assert len(sha256_hex(b"")) == 64
+
+
+def test_loads_strict_reads_plain_json() -> None:
+    text = '{"a": [{"b": 1}, {"b": 2}], "c": {"d": "\u2028"}}'
+    assert loads_strict(text) == json.loads(text)
+    assert loads_strict(b"[1, 2]") == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('{"decision": "HELD_FOR_REVIEW", "decision": "AUTO_CLEARED"}', "decision"),
+        ('{"claims": [{"kept": false, "x": 1, "kept": true}]}', "kept"),
+        ('{"integrity": {"a": {"sig": "x", "sig": "x"}}}', "sig"),
+    ],
+)
+def test_loads_strict_refuses_a_key_twice_at_any_depth(text: str, key: str) -> None:
+    with pytest.raises(DuplicateKeyError) as caught:
+        loads_strict(text)
+    assert caught.value.key == key
+    assert str(caught.value) == f"The JSON has the key {key!r} twice in one object."
+
+
+def test_loads_strict_allows_the_same_key_in_different_objects() -> None:
+    assert loads_strict('{"a": {"k": 1}, "b": {"k": 2}, "k": 3}') == {
+        "a": {"k": 1},
+        "b": {"k": 2},
+        "k": 3,
+    }
+
+
+def test_loads_strict_raises_json_errors_as_json_does() -> None:
+    with pytest.raises(json.JSONDecodeError):
+        loads_strict("{oops")

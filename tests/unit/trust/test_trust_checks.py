@@ -62,13 +62,16 @@ def test_quote_cited_only_through_an_unknown_source(sources: dict[str, EvidenceS
     assert quotes[0].source_id is None
 
 
-def test_unclosed_quote_is_never_verbatim(sources: dict[str, EvidenceSource]) -> None:
+def test_unbalanced_marks_make_every_quote_of_the_sentence_unverifiable(
+    sources: dict[str, EvidenceSource],
+) -> None:
     checks, quotes = one('He said [S2] "four essential human freedoms.', sources)
     assert checks.has_citation and checks.citations_exist
     assert [q.text for q in quotes] == ["four essential human freedoms."]
     assert not checks.quotes_verbatim and not quotes[0].verbatim
+    assert checks.unbalanced_quote_marks and not checks.passed
     checks, quotes = one('He said "four essential human freedoms" [S2] "and more.', sources)
-    assert [q.verbatim for q in quotes] == [True, False]
+    assert [q.verbatim for q in quotes] == [False, False]
 
 
 def test_numbers_come_from_cited_passages(sources: dict[str, EvidenceSource]) -> None:
@@ -88,9 +91,26 @@ def test_numbers_from_metadata_and_not_from_markers(sources: dict[str, EvidenceS
 
 def test_numbers_must_be_in_passages_not_only_in_the_text() -> None:
     text = "Intro. In 1933 it happened."
-    source = EvidenceSource("S1", "d", text, passages=("Intro.",))
+    source = EvidenceSource("S1", "d", text, passages=(("d#0", 0, 6),))
     checks, _ = one("In 1933 it happened [S1].", {"S1": source})
     assert not checks.numbers_dates and checks.unmatched_numbers == ("1933",)
+
+
+def test_the_metadata_date_counts_only_as_a_whole() -> None:
+    text = "The ships sailed. They sailed in spring."
+    source = EvidenceSource("S1", "d", text, (("d#0", 0, len(text)),), date="1963-03-14")
+    for claim, unmatched in [
+        ("In 1963 the ships sailed [S1].", ()),
+        ("In March 1963 the ships sailed [S1].", ()),
+        ("On March 14, 1963 the ships sailed [S1].", ()),
+        ("On 3/14/1963 the ships sailed [S1].", ()),
+        ("On March 15, 1963 the ships sailed [S1].", ("March 15, 1963",)),
+        ("On 14 April 1963 the ships sailed [S1].", ("14 April 1963",)),
+        ("14 ships sailed [S1].", ("14",)),
+        ("3 ships sailed [S1].", ("3",)),
+    ]:
+        checks, _ = one(claim, {"S1": source})
+        assert checks.unmatched_numbers == unmatched, claim
 
 
 def test_evidence_source_from_source() -> None:
@@ -104,11 +124,25 @@ def test_evidence_source_from_source() -> None:
         content_sha256="0" * 64,
         passages=(ScoredPassage(id="doc#0", text="Passage text.", start=0, end=13, score=1.0),),
     )
-    evidence = EvidenceSource.from_source(source, "Full text.", extra=("Jane Doe",))
-    assert evidence.id == "S3" and evidence.doc_id == "doc" and evidence.text == "Full text."
-    assert evidence.passages == ("Passage text.",)
-    assert evidence.metadata == ("Report", "2001-09-11", "Jane Doe")
+    source = source.model_copy(update={"names": ("Jane Doe",)})
+    evidence = EvidenceSource.from_source(source, "Passage text. More.")
+    assert evidence.id == "S3" and evidence.doc_id == "doc"
+    assert evidence.text == "Passage text. More."
+    assert evidence.passages == (("doc#0", 0, 13),)
+    assert evidence.passage_texts == ("Passage text.",)
+    assert (evidence.title, evidence.date, evidence.names) == (
+        "Report",
+        "2001-09-11",
+        ("Jane Doe",),
+    )
+    assert evidence.number_evidence == ("Passage text.", "Report", "Jane Doe")
     assert evidence.stored is evidence.stored  # prepared once
+    sparse = EvidenceSource.from_passages(source.model_copy(update={"passages": (
+        ScoredPassage(id="doc#1", text="More.", start=14, end=19, score=1.0),
+        ScoredPassage(id="doc#9", text="bad length", start=30, end=31, score=1.0),
+    )}))  # fmt: skip
+    assert sparse.text[14:19] == "More." and not sparse.text[:14].strip()
+    assert not sparse.text[30:31].strip()  # a passage whose text does not fit is left out
 
 
 def test_check_draft(sources: dict[str, EvidenceSource]) -> None:

@@ -27,17 +27,38 @@ def test_markers_after_the_end_mark_belong_to_the_sentence() -> None:
     ]
 
 
-def test_blank_line_ends_a_sentence_single_newline_does_not() -> None:
-    assert texts("First part [S1]\nstill first [S1]\n\nSecond [S2]") == [
-        "First part [S1]\nstill first [S1]",
-        "Second [S2]",
+@pytest.mark.parametrize(
+    "brk", ["\n", "\r", "\r\n", "\r\r\r", "\n\n", "\x85", "\u2028", "\u2029", "\v", "\f"]
+)
+def test_every_line_break_a_reader_sees_ends_a_sentence(brk: str) -> None:
+    assert texts(f"First part [S1]{brk}still first [S1]") == ["First part [S1]", "still first [S1]"]
+
+
+def test_list_items_and_headings_are_sentences_without_their_markers() -> None:
+    draft = "# The war\n- Congress met [S1]\n* It adjourned [S1]\n2. It met again [S2]\n3) Done"
+    assert texts(draft) == [
+        "The war",
+        "Congress met [S1]",
+        "It adjourned [S1]",
+        "It met again [S2]",
+        "Done",
     ]
 
 
-def test_lower_case_after_end_mark_does_not_split() -> None:
-    assert texts("It cost approx. ten dollars [S1]. Next [S1].") == [
+def test_cjk_and_full_width_end_marks_split_without_a_space() -> None:
+    assert texts("It rained [S1]。It snowed [S2]！Why？Done") == [
+        "It rained [S1]。",
+        "It snowed [S2]！",
+        "Why？",
+        "Done",
+    ]
+
+
+def test_lower_case_after_an_end_mark_starts_a_sentence() -> None:
+    assert texts("It ended. the war began [S1]. It cost approx. ten dollars [S1].") == [
+        "It ended.",
+        "the war began [S1].",
         "It cost approx. ten dollars [S1].",
-        "Next [S1].",
     ]
 
 
@@ -96,31 +117,67 @@ def test_curly_and_right_only_quotes() -> None:
     assert claims[0].quotes == ("curly quote", "slipped quote")
 
 
-def test_single_quotes_are_not_quotes() -> None:
-    claims = split_claims("The nation's 'hope' was ‘strong’ [S1].")
-    assert claims[0].quotes == ()
+@pytest.mark.parametrize(
+    ("opening", "closing"),
+    [
+        ('"', '"'), ("“", "”"), ("”", "”"), ("„", "“"), ("„", "”"), ("‘", "’"), ("'", "'"),
+        ("‚", "‘"), ("«", "»"), ("»", "«"), ("‹", "›"), ("＂", "＂"), ("″", "″"), ("〝", "〞"),
+        ("〝", "〟"), ("「", "」"), ("『", "』"), ("''", "''"), ("``", "''"), ("`", "`"),
+        ("<q>", "</q>"), ('<Q cite="x">', "</Q >"),
+    ],
+)  # fmt: skip
+def test_every_quotation_mark_in_common_use_is_read(opening: str, closing: str) -> None:
+    (claim,) = split_claims(f"He said {opening}we will win{closing} [S1].")
+    assert claim.quotes == ("we will win",)
+    a, b = claim.quote_spans[0]
+    assert claim.text[a:b] == "we will win"
+    assert claim.citations == ("S1",) and not claim.unbalanced
 
 
-def test_unbalanced_quote_runs_to_the_end_of_the_sentence() -> None:
-    claims = split_claims('He said "we will win [S1]. Next sentence [S2].')
-    assert claims[0].text == 'He said "we will win [S1].'
-    assert claims[0].quotes == ("we will win [S1].",)
-    assert claims[0].unclosed_quote and not claims[1].unclosed_quote
-    assert claims[0].citations == ()  # brackets inside a quote are part of it
-    assert claims[1].citations == ("S2",)
-    assert claims[1].quotes == ()
+def test_apostrophes_are_not_quotation_marks() -> None:
+    claims = split_claims("The nation's and the nation’s hope, the students' books [S1].")
+    assert claims[0].quotes == () and not claims[0].unbalanced
+    claims = split_claims("He said ‘the nation’s people’ won [S1].")
+    assert claims[0].quotes == ("the nation’s people",)
 
 
-def test_unbalanced_quote_stops_at_the_paragraph() -> None:
-    claims = split_claims('He said "we will win\n\nAnother "real" one [S1].')
-    assert claims[0].quotes == ("we will win",)
-    assert claims[1].quotes == ("real",)
+def test_a_blockquote_line_is_a_quote_up_to_its_markers() -> None:
+    claims = split_claims("Roosevelt said:\n> We must act now. [S1]\n>no markers")
+    assert [c.text for c in claims] == ["Roosevelt said:", "> We must act now. [S1]", ">no markers"]
+    assert claims[1].quotes == ("We must act now.",) and claims[1].citations == ("S1",)
+    assert claims[2].quotes == ("no markers",)
 
 
-def test_unbalanced_quote_keeps_trailing_markers_inside() -> None:
-    claims = split_claims('He said "we will win. [S1] Next [S2].')
-    assert claims[0].quotes == ("we will win. [S1]",)
-    assert claims[0].citations == ()
+def test_quote_spans_are_offsets_in_the_claim_text() -> None:
+    (claim,) = split_claims('  He said "a b c" and «d e» [S1].')
+    assert [claim.text[a:b] for a, b in claim.quote_spans] == ["a b c", "d e"]
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        'He said "we will win [S1]. Next sentence [S2].',
+        "He said “we will win [S1].",
+        "He said ‘we will win [S1].",
+        "He said 'we will win [S1].",
+        "He said «we will win [S1].",
+        "He said <q>we will win [S1].",
+        "He said we will win” [S1].",
+        "He said we will win 」 [S1].",
+        "He said we will win</q> [S1].",
+        "He said we ’ win [S1].",
+    ],
+)
+def test_a_mark_without_its_partner_makes_the_sentence_unbalanced(draft: str) -> None:
+    claims = split_claims(draft)
+    assert claims[0].unbalanced
+
+
+def test_an_unclosed_quote_runs_to_the_end_of_its_line() -> None:
+    claims = split_claims('He said "we will win. [S1] Next [S2].\nAnother "real one" [S1].')
+    assert claims[0].quotes == ("we will win. [S1] Next [S2].",)
+    assert claims[0].citations == () and claims[0].unbalanced  # brackets inside a quote
+    assert claims[1].quotes == ("real one",) and not claims[1].unbalanced
 
 
 def test_brackets_inside_quotes_are_quote_text() -> None:

@@ -17,7 +17,9 @@ def problems(receipt: dict[str, Any]) -> list[str]:
 
 def test_receipts_from_the_pipeline_are_consistent(make_receipt: MakeReceipt) -> None:
     assert problems(make_receipt()) == []
-    pruned = make_receipt(draft="Fear itself [S1]. Fear is all. Fear [S1].")
+    pruned = make_receipt(
+        draft="Our greatest primary task [S1]. Fear is all. Put people to work [S1]."
+    )
     assert pruned["decision"] == "PUBLISHED_AFTER_PRUNING"
     assert problems(pruned) == []
     held = make_receipt(draft='He said "we fear" [S9]. [S]')
@@ -58,14 +60,29 @@ def test_check_flags_must_follow_from_the_draft(make_receipt: MakeReceipt) -> No
     first["checks"]["unknown_citations"] = []
     first["citations"] = ["S1"]
     second["checks"]["numbers_dates"] = True
-    assert problems(receipt)[:5] == [
+    for claim in (first, second):
+        claim["checks"]["grounding"] = []
+    second["checks"]["markup"] = ["<b>"]
+    assert problems(receipt)[:7] == [
         "Claim 1's citations are not the ones its sentence gives.",
         "Claim 1's cited-sources check does not match the run's sources.",
+        "Claim 1's grounding check does not match its recorded passages (not carried when "
+        "re-checked).",
+        "Claim 2's grounding check does not match its recorded passages (not carried when "
+        "re-checked).",
+        "Claim 2's character, markup or quotation-mark check does not match.",
         # with its flags forged to pass, the recorded `unsupported` no longer follows
         "Claim 1's verdict does not follow from the auditor and the checks.",
         "Claim 2's number check does not match its unmatched numbers.",
-        "Claim 2's verdict does not follow from the auditor and the checks.",
     ]
+
+
+def test_a_forged_ungrounded_flag_is_caught(make_receipt: MakeReceipt) -> None:
+    receipt = make_receipt()
+    receipt["claims"][1]["checks"]["grounding"] = ["forged"]
+    assert problems(receipt)[0] == (
+        "Claim 2's grounding check does not match its recorded passages (carried when re-checked)."
+    )
 
 
 def test_quotes_must_follow_from_the_draft(make_receipt: MakeReceipt) -> None:
@@ -91,8 +108,10 @@ def test_verbatim_quote_inside_a_passage_must_match_it(make_receipt: MakeReceipt
     passage = receipt["sources"][0]["passages"][0]
     passage["text"] = passage["text"].replace("fear itself", "fear Itself")
     assert problems(receipt) == [
+        "Claim 1's grounding check does not match its recorded passages (not carried when "
+        "re-checked).",
         "The quote 'the only thing we have to fear is fear itself.' "
-        "does not match passage 1933-Roosevelt-1#0."
+        "does not match passage 1933-Roosevelt-1#0.",
     ]
 
 
@@ -102,7 +121,12 @@ def test_quote_outside_passages_or_without_source_is_left_to_the_evidence_check(
     receipt = make_receipt()
     receipt["sources"][0]["passages"][0]["end"] = 10  # the quote is no longer inside it
     receipt["sources"][1]["passages"] = []
-    assert problems(receipt) == []
+    # no passage carries the sentences any more: only the grounding re-check notices
+    assert problems(receipt) == [
+        f"Claim {n}'s grounding check does not match its recorded passages (not carried "
+        "when re-checked)."
+        for n in (1, 2, 3)
+    ]
     unsourced = make_receipt()
     unsourced["claims"][0]["quotes"][0]["source_id"] = "S5"
     unsourced["quotes"][0]["source_id"] = "S5"
@@ -111,3 +135,11 @@ def test_quote_outside_passages_or_without_source_is_left_to_the_evidence_check(
     for q in (no_offsets["claims"][0]["quotes"][0], no_offsets["quotes"][0]):
         q["start"] = None
     assert problems(no_offsets) == []
+
+
+def test_version_1_receipts_predate_the_grounding_contract(make_receipt: MakeReceipt) -> None:
+    receipt = make_receipt()
+    receipt["sources"][1]["passages"] = []
+    assert problems(receipt)
+    receipt["receipt_version"] = 1
+    assert problems(receipt) == []

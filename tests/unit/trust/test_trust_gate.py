@@ -185,7 +185,7 @@ def test_min_kept_claims() -> None:
 
 
 def test_judge_combines_checks_and_audits(sources: dict[str, EvidenceSource]) -> None:
-    checked = check_draft("Fear itself [S1]. Fear [S9].", sources)
+    checked = check_draft("The only thing we have to fear is fear itself [S1]. Fear [S9].", sources)
     audits = [
         ClaimAudit(verdict=Verdict.SUPPORTED, evidence=("d#0",)),
         ClaimAudit(verdict=Verdict.SUPPORTED),
@@ -199,12 +199,13 @@ def test_judge_combines_checks_and_audits(sources: dict[str, EvidenceSource]) ->
 
 
 def test_decide_marks_kept_claims(sources: dict[str, EvidenceSource]) -> None:
-    checked = check_draft("Fear itself [S1]. Fear is all. Fear [S1].", sources)
+    draft = "Our greatest primary task [S1]. Fear is all. Put people to work [S1]."
+    checked = check_draft(draft, sources)
     audits = [ClaimAudit(verdict=Verdict.SUPPORTED)] * 3
     claims, out = decide(checked, audits, None, POLICY)
     assert out.decision in PUBLISHING
     assert [c.kept for c in claims] == [True, False, True] == list(out.kept)
-    assert out.published_answer == "Fear itself [S1]. Fear [S1]."
+    assert out.published_answer == "Our greatest primary task [S1]. Put people to work [S1]."
 
 
 def test_decide_from_receipt(make_receipt: Any) -> None:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from evidence_desk.trust.numbers import claim_figures, evidence_figures, unmatched_figures
+from evidence_desk.trust.numbers import (
+    claim_figures,
+    date_figures,
+    evidence_figures,
+    unmatched_figures,
+)
 
 
 def values(text: str) -> list[tuple[str, str]]:
@@ -146,3 +151,42 @@ def test_evidence_figures() -> None:
 
 def test_spelled_percentage_in_evidence() -> None:
     assert ("pct", "5") in evidence_figures("five per cent")
+
+
+@pytest.mark.parametrize(
+    "written", ["March 14, 1963", "14 March 1963", "3/14/1963", "14/3/1963", "1963-03-14"]
+)
+def test_dates_compare_as_dates_in_every_common_form(written: str) -> None:
+    evidence = ["It happened on March 14, 1963, at noon; 15 men came in April."]
+    assert unmatched_figures(f"It happened on {written}", evidence) == ()
+    wrong = written.replace("14", "15")
+    assert unmatched_figures(f"It happened on {wrong}", evidence) == (wrong,)
+
+
+def test_month_year_and_month_day() -> None:
+    evidence = ["It happened on 14 March 1963."]
+    assert unmatched_figures("It happened in March 1963", evidence) == ()
+    assert unmatched_figures("It happened in April 1963", evidence) == ("April 1963",)
+    assert unmatched_figures("It happened on March 14", evidence) == ()
+    assert unmatched_figures("It happened on March 15", evidence) == ("March 15",)
+    assert unmatched_figures("It happened in March of 1963", ["in March, 1963"]) == ()
+
+
+def test_lower_case_may_and_march_are_not_months() -> None:
+    assert [f.kind for f in claim_figures("we may 2020 march 5 miles")] == ["num", "num"]
+
+
+def test_impossible_numeric_dates_are_numbers() -> None:
+    assert [f.kind for f in claim_figures("on 13/13/1963")] == ["num", "num", "num"]
+
+
+def test_the_source_date_counts_only_as_a_whole() -> None:
+    stated = date_figures("1963-03-14T10:00:00Z")
+    assert unmatched_figures("In 1963, in March 1963, on March 14, 1963", [], stated) == ()
+    assert unmatched_figures("14 ships and 3 boats", [], stated) == ("14", "3")
+    assert date_figures(None) == date_figures("1963") == frozenset()
+
+
+def test_overlapping_dates_are_read_once() -> None:
+    figures = claim_figures("1963-03-14 March 2020")
+    assert [(f.kind, f.value) for f in figures] == [("date", "1963-03-14"), ("month", "2020-03")]

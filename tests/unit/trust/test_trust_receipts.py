@@ -17,7 +17,7 @@ from evidence_desk.trust.receipts import (
     seal,
     verify_receipt,
 )
-from evidence_desk.trust.signing import public_key_b64
+from evidence_desk.trust.signing import key_id_for, raw_public_key
 
 MakeReceipt = Callable[..., dict[str, Any]]
 
@@ -34,7 +34,7 @@ def test_seal_then_verify(
     assert integrity["algorithm"] == "ed25519"
     assert integrity["canonical_sha256"] == content_sha256(sealed)
     assert len(integrity["key_id"]) == 16
-    report = verify_receipt(sealed, trusted_public_key=public_key_b64(key), documents=documents)
+    report = verify_receipt(sealed, trusted_public_keys={raw_public_key(key)}, documents=documents)
     assert report.ok, report.problems
     assert report == VerifyReport([])
 
@@ -97,12 +97,34 @@ def test_bad_public_key_and_key_id(sealed: dict[str, Any]) -> None:
 
 
 def test_resigned_with_another_key(sealed: dict[str, Any], key: Ed25519PrivateKey) -> None:
-    forged = seal(
-        {k: v for k, v in sealed.items() if k != "integrity"}, Ed25519PrivateKey.generate(), None
+    other = Ed25519PrivateKey.generate()
+    forged = seal({k: v for k, v in sealed.items() if k != "integrity"}, other, None)
+    assert verify_receipt(forged).ok  # without trusted keys a re-signed receipt looks sound
+    report = verify_receipt(forged, trusted_public_keys=[raw_public_key(key)])
+    other_id = key_id_for(raw_public_key(other))
+    assert report.problems == [
+        f"The receipt was signed with key {other_id}, which this desk does not trust."
+    ]
+    hinted = verify_receipt(
+        forged, trusted_public_keys=[raw_public_key(key)], untrusted_hint="add it to keys.txt"
     )
-    assert verify_receipt(forged).ok  # without a trusted key a re-signed receipt looks sound
-    report = verify_receipt(forged, trusted_public_key=public_key_b64(key))
-    assert report.problems == ["The receipt was not signed with the trusted desk key."]
+    assert hinted.problems == [
+        f"The receipt was signed with key {other_id}, which this desk does not trust; "
+        "add it to keys.txt."
+    ]
+
+
+def test_any_of_several_trusted_keys_will_do(
+    sealed: dict[str, Any], key: Ed25519PrivateKey
+) -> None:
+    others = [raw_public_key(Ed25519PrivateKey.generate()) for _ in range(2)]
+    assert verify_receipt(sealed, trusted_public_keys=[*others, raw_public_key(key)]).ok
+    assert not verify_receipt(sealed, trusted_public_keys=others).ok
+
+
+def test_no_trusted_key_trusts_no_receipt(sealed: dict[str, Any]) -> None:
+    report = verify_receipt(sealed, trusted_public_keys=())
+    assert len(report.problems) == 1 and "does not trust" in report.problems[0]
 
 
 def test_not_an_object_and_not_sealed(make_receipt: MakeReceipt) -> None:

@@ -16,6 +16,8 @@ from evidence_desk.trust.signing import (
     decode_public_key,
     key_id_for,
     load_or_create_key,
+    parse_key_list,
+    parse_public_key,
     public_key_b64,
     raw_public_key,
     sign_hash,
@@ -141,3 +143,59 @@ def test_signature_is_domain_separated() -> None:
     key = Ed25519PrivateKey.generate()
     bare = key.sign(DIGEST.encode("ascii"))
     assert not signature_valid(raw_public_key(key), DIGEST, base64.b64encode(bare).decode())
+
+
+def public_pem(key: Ed25519PrivateKey) -> str:
+    return (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode("ascii")
+    )
+
+
+def test_key_list_skips_comments_and_blank_lines() -> None:
+    one, two = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    text = (
+        f"# desks we trust\n\n{public_key_b64(one)}\r\n"
+        f"  {public_key_b64(two)}  # the other newsroom\n"
+    )
+    assert parse_key_list(text) == [raw_public_key(one), raw_public_key(two)]
+    assert parse_key_list("# nothing yet\n") == []
+
+
+def test_key_list_names_the_first_bad_line() -> None:
+    text = f"{public_key_b64(Ed25519PrivateKey.generate())}\n# fine\nAAAA\nnot a key\n"
+    with pytest.raises(ValueError, match=r"^line 3 is not a base64 Ed25519 public key$"):
+        parse_key_list(text)
+
+
+def test_public_key_as_base64_or_pem() -> None:
+    key = Ed25519PrivateKey.generate()
+    raw = raw_public_key(key)
+    assert parse_public_key(public_key_b64(key) + "\n") == raw
+    assert parse_public_key(f"# desk B\n{public_key_b64(key)}\n") == raw
+    assert parse_public_key(public_pem(key)) == raw
+
+
+def test_a_file_of_no_key_or_several_is_refused() -> None:
+    b64 = public_key_b64(Ed25519PrivateKey.generate())
+    with pytest.raises(ValueError, match=r"^it holds 0 keys, not one$"):
+        parse_public_key("# empty\n")
+    with pytest.raises(ValueError, match=r"^it holds 2 keys, not one$"):
+        parse_public_key(f"{b64}\n{b64}\n")
+    with pytest.raises(ValueError, match=r"^line 1 is not a base64"):
+        parse_public_key("hello")
+
+
+def test_a_pem_that_is_no_ed25519_public_key_is_refused() -> None:
+    private = Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    with pytest.raises(ValueError, match=r"^it is not a PEM public key$"):
+        parse_public_key(private.decode("ascii"))  # a private key is never a trusted key
+    ec = generate_private_key(SECP256R1()).public_key()
+    ec_pem = ec.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    with pytest.raises(ValueError, match=r"^its PEM public key is not an Ed25519 key$"):
+        parse_public_key(ec_pem.decode("ascii"))

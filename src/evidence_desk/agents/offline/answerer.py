@@ -11,8 +11,11 @@ when the second is nearly as good and adds terms, in a claim of the form
 The framing uses only the cited source's metadata (title, date year), so it introduces no
 number or name that the source does not carry. Quotes are exact substrings of the passage
 text (white-space runs collapsed); a sentence with a double quote inside is trimmed to its
-longest quote-free part of at least 8 words, or skipped. When nothing clears the minimum
-score the draft is empty and the pipeline holds the run.
+longest quote-free part of at least 8 words, or skipped. Every claim is checked against the
+grounding contract with the gate's own code (`trust.checks.check_claim`) before it is
+picked, so a draft never carries a sentence the gate would refuse (a quote cut away from a
+negation, a hidden character); such a candidate is passed over for the next best. When
+nothing clears the minimum score the draft is empty and the pipeline holds the run.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from dataclasses import dataclass
 
 from ...retrieval.embedder import Embedder
 from ...textutil import content_terms, sentence_spans, stem, term_in, unique, words
+from ...trust.checks import EvidenceSource, check_claim
+from ...trust.claims import split_claims
 from ...types import Draft, Plan, Source, SubQuestion
 from .evidence import (
     TOPICAL_STOPWORDS,
@@ -57,6 +62,12 @@ _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|forty|"
     r"fifty|hundred|thousand|million|billion|trillion|half|quarter|decade|percent)\b",
     re.I,
+)
+# Quotation marks (`trust/claims.py`), and a single mark unless it sits between two letters
+# (an apostrophe: nation's).
+_QUOTE_MARK = re.compile(
+    r"(?<![^\W\d_])['’]|['’](?![^\W\d_])|[\"“”„‚‘«»‹›＂″〝〞〟「」『』`]|</?q\b[^<>]*>",
+    re.IGNORECASE,
 )
 _PROPER_NAME = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+ ){1,}[A-Z][a-z]+")
 
@@ -152,12 +163,13 @@ def _near_duplicate(a: _Candidate, b: _Candidate) -> bool:
 def frame(source: Source) -> str:
     """The lead-in of a claim: the source's title and year, nothing it does not carry.
 
-    The title is made safe for the draft reader: double quotes become single quotes (no
-    quote to verify), brackets become parentheses (no citation marker), and a title of
-    several sentences is joined with dashes (a claim is one sentence).
+    The title is made safe for the draft reader: quotation marks are dropped (no quote to
+    verify; an apostrophe inside a word stays), brackets become parentheses (no citation
+    marker), and a title of several sentences is joined with dashes (a claim is one
+    sentence). Its words are unchanged, so the title still equals the source's metadata.
     """
     title = collapse(source.title or source.doc_id)
-    title = re.sub(r"[\"“”]", "'", title).replace("[", "(").replace("]", ")")
+    title = _QUOTE_MARK.sub("", title).replace("[", "(").replace("]", ")")
     title = re.sub(r"[?!]", "", title)
     parts = [title[a:b].rstrip(" .:;,") for a, b in sentence_spans(title)]
     title = " – ".join(p for p in parts if p)
@@ -165,6 +177,12 @@ def frame(source: Source) -> str:
     if year and year not in title:
         return f"{title} ({year})"
     return title
+
+
+def _accepted(text: str, evidence: dict[str, EvidenceSource]) -> bool:
+    """Whether the gate's deterministic checks pass a claim (the auditor aside)."""
+    claims = split_claims(text)
+    return len(claims) == 1 and check_claim(claims[0], evidence)[0].passed
 
 
 def claim_text(source: Source, quote: str) -> str:
@@ -194,8 +212,9 @@ class OfflineAnswerer:
         sentences = evidence_sentences(sources)
         idf = self._idf or local_idf(sentences)
         by_id = {s.id: s for s in sources}
+        evidence = {s.id: EvidenceSource.from_passages(s) for s in sources}
         subs = plan.subquestions or (SubQuestion(text=question),)
-        pools = [self._candidates(sq, plan, sentences, by_id, idf) for sq in subs]
+        pools = [self._candidates(sq, plan, sentences, by_id, idf, evidence) for sq in subs]
         dense = self._dense(subs, pools)
         used: set[tuple[str, int]] = set()
         paragraphs: list[str] = []
@@ -215,8 +234,10 @@ class OfflineAnswerer:
         sentences: Sequence[EvidenceSentence],
         by_id: dict[str, Source],
         idf: Idf,
+        evidence: dict[str, EvidenceSource],
     ) -> tuple[list[str], list[_Candidate]]:
-        """(query terms, the best lexical candidates) for one sub-question."""
+        """(query terms, the best lexical candidates that the gate would accept) for one
+        sub-question."""
         terms = query_terms(sq, plan)
         eligible = [s for s in sentences if in_window(by_id[s.source_id], sq)]
         top = max((s.passage_score for s in eligible), default=0.0)
@@ -232,7 +253,13 @@ class OfflineAnswerer:
         pool.sort(
             key=lambda c: (-(c.lexical + 0.3 * c.retrieval), c.sentence.source_id, c.sentence.order)
         )
-        return terms, pool[: self._k]
+        accepted: list[_Candidate] = []
+        for c in pool:
+            if len(accepted) == self._k:
+                break
+            if _accepted(claim_text(by_id[c.sentence.source_id], c.quote), evidence):
+                accepted.append(c)
+        return terms, accepted
 
     def _dense(
         self, subs: Sequence[SubQuestion], pools: Sequence[tuple[list[str], list[_Candidate]]]

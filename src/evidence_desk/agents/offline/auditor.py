@@ -1,19 +1,25 @@
 """The offline auditor: per-claim verdicts from words, embeddings, numbers and negation.
 
-For each claim it reads only the cited sources. It measures how much of the claim's
-content (IDF-weighted) the evidence covers: verbatim quotes cover their own words, the
-source's title and date cover framing words, and the best set of up to three evidence
-sentences covers the rest. It adds the embedding similarity between the claim and its best
-evidence sentence, then applies two vetoes: a figure the evidence does not hold caps the
-verdict (and a different figure in the same slot contradicts it), and a negation that the
-matching evidence lacks (or the reverse) contradicts it. Thresholds are calibrated on WiCE
-(see calibration.py and docs/auditor.md). Its verdicts are advice: the gate decides.
+For each claim it reads only the cited sources, one passage window at a time (a passage,
+or two consecutive passages a quote runs across), the same notion of passage as the
+grounding contract (docs/grounding.md): a claim is judged on the single window that covers
+it best, never on words gathered from all over a document. It measures how much of the
+claim's content (IDF-weighted) that window covers: verbatim quotes cover their own words,
+the source's title, names and date cover framing words, and the best set of up to
+`max_sentences` sentences of the window covers the rest. It adds the embedding similarity
+between the claim and its best evidence sentence, then applies two vetoes: a figure the
+evidence does not hold caps the verdict (and a different figure in the same slot
+contradicts it), and a negation that the matching evidence lacks (or the reverse)
+contradicts it. Thresholds are calibrated on WiCE (see calibration.py and
+docs/auditor.md) with a floor on the precision of `supported`: when in doubt it says
+`partial`. Its verdicts are advice: the gate decides.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ...retrieval.embedder import Embedder
 from ...textutil import STOPWORDS, content_terms, stem, unique, words
@@ -63,22 +69,52 @@ class _Lexical:
     candidates: list[EvidenceSentence]
 
 
+@dataclass(frozen=True)
+class _Window:
+    """One passage, or two consecutive passages joined: what may carry a claim."""
+
+    source_id: str
+    passage_ids: tuple[str, ...]
+    text: str  # collapsed
+    sentences: tuple[EvidenceSentence, ...]
+
+
+def _ordinal(passage_id: str) -> int | None:
+    tail = passage_id.rsplit("#", 1)[-1]
+    return int(tail) if tail.isdigit() else None
+
+
 class _Context:
-    """The run's sources, split into sentences once for all claims."""
+    """The run's sources, split into sentences and passage windows once for all claims."""
 
     def __init__(self, sources: Sequence[Source], idf: Idf | None) -> None:
         self.by_id = {s.id: s for s in sources}
         sentences = evidence_sentences(sources)
-        self.sentences: dict[str, list[EvidenceSentence]] = {}
+        by_passage: dict[str, list[EvidenceSentence]] = {}
         for s in sentences:
-            self.sentences.setdefault(s.source_id, []).append(s)
+            by_passage.setdefault(s.passage_id, []).append(s)
         self.idf = idf or local_idf(sentences)
-        self.passages = {s.id: [(p.id, collapse(p.text)) for p in s.passages] for s in sources}
+        self.windows: dict[str, list[_Window]] = {}
+        for src in sources:
+            ordered = sorted(src.passages, key=lambda p: (p.start, p.id))
+            wins = [
+                _Window(src.id, (p.id,), collapse(p.text), tuple(by_passage.get(p.id, [])))
+                for p in ordered
+            ]
+            for a, b in pairwise(ordered):
+                oa, ob = _ordinal(a.id), _ordinal(b.id)
+                if oa is not None and ob == oa + 1:
+                    joined = tuple(by_passage.get(a.id, [])) + tuple(by_passage.get(b.id, []))
+                    wins.append(
+                        _Window(src.id, (a.id, b.id), collapse(f"{a.text} {b.text}"), joined)
+                    )
+            self.windows[src.id] = wins
 
     def metadata(self, source_id: str) -> str:
-        """Title, doc id, date and url: what framing words and figures may also rest on."""
+        """Title, names, doc id, date and url: what framing words and figures may rest on."""
         s = self.by_id[source_id]
-        return " ".join(x for x in (s.title, s.doc_id, s.date or "", s.url or "") if x)
+        parts = (s.title, *s.names, s.doc_id, s.date or "", s.url or "")
+        return " ".join(x for x in parts if x)
 
 
 def _cap(verdict: Verdict, cap: Verdict) -> Verdict:
@@ -178,24 +214,37 @@ class OfflineAuditor:
         if not cited:
             return _Lexical(parts, ClaimFeatures(known_citations=False), [])
         t = self.thresholds
-        sentences = [s for c in cited for s in ctx.sentences.get(c, [])]
-        quote_ids, verbatim = _verbatim_quotes(parts, cited, ctx)
         terms = unique(content_terms(parts.body))
         framing_terms = set(content_terms(parts.framing))
-        meta = " ".join(ctx.metadata(c) for c in cited)
+        best: tuple[tuple[int, float], _Window, list[str], float, list[EvidenceSentence]] | None
+        best = None
+        for window in (w for c in cited for w in ctx.windows[c]):
+            verbatim = [q for q in parts.quotes if collapse(q) and collapse(q) in window.text]
+            meta = ctx.metadata(window.source_id)
+            pre = {w for q in verbatim for w in content_terms(q)} | (
+                framing_terms & set(content_terms(meta))
+            )
+            cov, chosen = _cover(terms, list(window.sentences), ctx.idf, t, pre)
+            key = (len(verbatim), cov)
+            if best is None or key > best[0]:
+                best = (key, window, verbatim, cov, chosen)
+        if best is None:  # cited sources without passages
+            return _Lexical(parts, ClaimFeatures(known_citations=True), [])
+        _, window, verbatim, cov, chosen = best
+        meta = ctx.metadata(window.source_id)
         pre = {w for q in verbatim for w in content_terms(q)} | (
             framing_terms & set(content_terms(meta))
         )
-        cov, chosen = _cover(terms, sentences, ctx.idf, t, pre)
         word_terms = [x for x in terms if not x[:1].isdigit()]
-        ranked = sorted(sentences, key=lambda s: -coverage(word_terms, s.terms, ctx.idf))
-        best = ranked[0] if ranked else None
-        overlap = coverage(word_terms, best.terms | pre, ctx.idf) if best and word_terms else 0.0
+        ranked = sorted(window.sentences, key=lambda s: -coverage(word_terms, s.terms, ctx.idf))
+        top = ranked[0] if ranked else None
+        overlap = coverage(word_terms, top.terms | pre, ctx.idf) if top and word_terms else 0.0
         outside = parts.framing if len(verbatim) == len(parts.quotes) else parts.body
         near = list({id(s): s for s in chosen + ranked[:_NEAR]}.values())
-        evidence = [s.text for s in near] + [ctx.metadata(c) for c in cited]
-        missing, conflict = _numbers(outside, evidence, meta, best, overlap, t)
-        titles = [ctx.by_id[c].title for c in cited]
+        evidence = [s.text for s in near] + [meta]
+        missing, conflict = _numbers(outside, evidence, meta, top, overlap, t)
+        titles = [ctx.by_id[window.source_id].title]
+        quote_ids = list(window.passage_ids) if verbatim else []
         features = ClaimFeatures(
             known_citations=True,
             coverage=cov,
@@ -204,7 +253,7 @@ class OfflineAuditor:
             quotes_verbatim=len(verbatim),
             missing_numbers=missing,
             number_conflict=conflict,
-            negation_conflict=_negation_conflict(parts, verbatim, titles, best, terms, overlap, t),
+            negation_conflict=_negation_conflict(parts, verbatim, titles, top, terms, overlap, t),
             evidence=tuple(unique(quote_ids + [s.passage_id for s in chosen])),
         )
         fast = parts.quotes and len(verbatim) == len(parts.quotes) and cov >= 0.999
@@ -214,21 +263,6 @@ class OfflineAuditor:
 
 def _with_similarity(f: ClaimFeatures, sim: float) -> ClaimFeatures:
     return ClaimFeatures(**{**f.__dict__, "similarity": sim})
-
-
-def _verbatim_quotes(
-    parts: ClaimParts, cited: list[str], ctx: _Context
-) -> tuple[list[str], list[str]]:
-    """(passage ids holding the quotes, the quotes found verbatim in a cited passage)."""
-    ids: list[str] = []
-    found: list[str] = []
-    for quote in parts.quotes:
-        q = collapse(quote)
-        hits = [pid for c in cited for pid, text in ctx.passages[c] if q and q in text]
-        if hits:
-            ids.append(hits[0])
-            found.append(quote)
-    return ids, found
 
 
 def _cover(

@@ -1,0 +1,304 @@
+"""Grounding: is a sentence carried, all of it, by one passage of a source it cites?
+
+The rules are the grounding contract (docs/grounding.md); this module is its matching half
+(`units.py` reads a sentence into units). The units must be found in one passage window (a
+passage, or the consecutive passages a quote crosses) in the sentence's order, each at most
+`MAX_GAP` words after the one before, skipping no number and no word of `CRITICAL`; two
+quotes separated only by frame words may come in any order. A quote must be verbatim, start
+and end on word boundaries, and be long enough. Neither a quote nor an extractive sentence
+may be cut away from a negation or disclaimer just before it (`NEGATIONS`, within
+`LOOKBACK` words of the same source sentence) or from a disclaimer just after its last word
+(`DISCLAIMERS_AFTER`, within `LOOKAHEAD` words). A sentence that dates its content by the
+source's own date (`In 1941, taxes rose`) is not carried by source sentences that give
+another year.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from .claims import DraftClaim
+from .text import StoredText
+from .units import Metadata, Reading, Token, is_year, read_units, tokens, too_short
+
+MAX_GAP = 3  # words a sentence may skip between two of its units
+LOOKBACK = 8  # source words before a quote (same sentence) searched for a negation
+LOOKAHEAD = 4  # source words after the last unit searched for a disclaimer
+MIN_QUOTE_WORDS = 3
+MIN_QUOTE_CONTENT_WORDS = 2
+
+# Words a sentence may never skip: negations, modals, conditionals, contrasts, quantifiers,
+# comparisons and stance words. Skipping one changes what the source says.
+CRITICAL = frozenset(
+    """not no never nor neither none nobody nothing nowhere cannot can't won't don't doesn't
+    didn't isn't aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't
+    mustn't without n't will would shall should may might must can could if unless whether
+    until but although though however yet except only just even all every each some any many
+    most more less fewer few several half least almost nearly about over under than rather
+    false falsely untrue myth lie lies wrong deny denies denied denial reject rejects rejected
+    oppose opposes opposed refuse refuses refused claim claims claimed allege alleges alleged
+    supposedly pretend pretends pretended doubt doubts fail fails failed""".split()
+)
+# Before a quote or an extractive sentence: negations and disclaimers a sentence may not cut.
+NEGATIONS = frozenset(
+    """not no never nor neither none nobody nothing cannot can't won't don't doesn't didn't
+    isn't aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't mustn't n't
+    false falsely untrue myth lie wrong deny denies denied reject rejects rejected claim
+    claims claimed allege alleges alleged pretend pretends pretended doubt if unless whether
+    supposedly""".split()
+)
+# After the carried words: disclaimers that turn a statement into someone's false claim.
+DISCLAIMERS_AFTER = frozenset(
+    """false falsely untrue myth lie lies wrong mistaken claim claims claimed allege alleges
+    alleged supposedly""".split()
+)
+_SENTENCE_BREAK = re.compile(r"[.!?;:]\s|[.!?]$|\n\s*\n")
+_NOT_TOGETHER = "no passage of {sid} holds its words together and in the same order"
+_DISCLAIMED = "{sid} negates or disclaims the words it uses, right before or after them"
+_OTHER_YEAR = "the passage of {sid} that holds its words gives another year"
+
+
+@dataclass(frozen=True)
+class Window:
+    """A span of a source's stored text that may carry a sentence: one passage, or the
+    consecutive passages a quote crosses."""
+
+    start: int
+    end: int
+    passage_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The outcome for one sentence against its cited sources."""
+
+    problems: tuple[str, ...]
+    source_id: str | None = None
+    window: Window | None = None
+
+    @property
+    def grounded(self) -> bool:
+        return not self.problems
+
+
+class Carrier:
+    """One cited source as grounding sees it: stored text, passage windows and metadata."""
+
+    def __init__(
+        self,
+        source_id: str,
+        stored: StoredText,
+        passages: Sequence[tuple[str, int, int]],
+        metadata: Metadata,
+    ) -> None:
+        self.source_id = source_id
+        self.stored = stored
+        self.passages = sorted(passages, key=lambda p: (p[1], p[2]))
+        self.metadata = metadata
+
+    def windows(self, spans: Sequence[tuple[int, int]]) -> list[Window]:
+        """Each passage, and for each quote span the passages it crosses, joined."""
+        out = [Window(a, b, (pid,)) for pid, a, b in self.passages]
+        for qa, qb in spans:
+            touched = [(pid, a, b) for pid, a, b in self.passages if a < qb and qa < b]
+            if len(touched) > 1 and _contiguous(self.stored.text, touched):
+                out.append(Window(touched[0][1], touched[-1][2], tuple(p[0] for p in touched)))
+        return out
+
+
+def _contiguous(text: str, passages: Sequence[tuple[str, int, int]]) -> bool:
+    return all(not text[b:a2].strip() for (_, _, b), (_, a2, _) in pairwise(passages))
+
+
+def ground(claim: DraftClaim, carriers: Sequence[Carrier]) -> Finding:
+    """Grounded when one window of one cited source carries the whole sentence.
+
+    `carriers` are the claim's cited sources that exist, in citation order. The problems of
+    the first source tried are reported when none carries the sentence.
+    """
+    if not carriers:
+        return Finding(("it cites no source that exists",))
+    first: Finding | None = None
+    for carrier in carriers:
+        finding = _ground_in(claim, carrier)
+        if finding.grounded:
+            return finding
+        first = first or finding
+    assert first is not None
+    return first
+
+
+def _ground_in(claim: DraftClaim, carrier: Carrier) -> Finding:
+    text = carrier.stored.text
+    quote_spans: list[list[tuple[int, int]]] = []
+    for quote in claim.quotes:
+        problem, spans = _quote_spans(quote, carrier)
+        if problem:
+            return Finding((problem,))
+        quote_spans.append(spans)
+    reading = read_units(claim, carrier.metadata)
+    words = " ".join(u.word for u in reading.units)
+    if not claim.quotes and too_short(words, MIN_QUOTE_WORDS, MIN_QUOTE_CONTENT_WORDS):
+        return Finding(
+            (
+                "it is too short to be checked against a passage (fewer than "
+                f"{MIN_QUOTE_WORDS} words, or fewer than {MIN_QUOTE_CONTENT_WORDS} that are "
+                "not stop words, outside its frame)",
+            )
+        )
+    best = _NOT_TOGETHER
+    for window in carrier.windows([s for spans in quote_spans for s in spans]):
+        problem = _carried(reading, quote_spans, window, text)
+        if problem is None:
+            return Finding((), carrier.source_id, window)
+        if problem != _NOT_TOGETHER:
+            best = problem
+    return Finding((best.format(sid=carrier.source_id),))
+
+
+def _quote_spans(quote: str, carrier: Carrier) -> tuple[str | None, list[tuple[int, int]]]:
+    """(the problem with a quote, or None; its usable occurrences in the source)."""
+    spans = carrier.stored.find_all(quote)
+    if not spans:
+        return f"the quote {_short(quote)} is not in {carrier.source_id}", []
+    if too_short(quote, MIN_QUOTE_WORDS, MIN_QUOTE_CONTENT_WORDS):
+        return (
+            f"the quote {_short(quote)} is too short to prove anything (fewer than "
+            f"{MIN_QUOTE_WORDS} words, or fewer than {MIN_QUOTE_CONTENT_WORDS} that are not "
+            "stop words)"
+        ), []
+    text = carrier.stored.text
+    spans = [(a, b) for a, b in spans if _on_word_boundaries(text, a, b)]
+    if not spans:
+        return f"the quote {_short(quote)} starts or ends inside a word of {carrier.source_id}", []
+    return None, spans
+
+
+def _short(quote: str) -> str:
+    q = " ".join(quote.split())
+    return f'"{q[:40]}…"' if len(q) > 40 else f'"{q}"'
+
+
+def _on_word_boundaries(text: str, a: int, b: int) -> bool:
+    """Neither end of text[a:b] cuts a word: no letter or digit on both sides of a cut."""
+    cut_start = text[a - 1 : a].isalnum() and text[a : a + 1].isalnum()
+    cut_end = text[b : b + 1].isalnum() and text[b - 1 : b].isalnum()
+    return not cut_start and not cut_end
+
+
+# ------------------------------------------------------------------ matching in a window
+
+
+@dataclass(frozen=True)
+class _Passage:
+    """A window's words, and where its sentences break."""
+
+    toks: list[Token]
+    breaks: list[bool]  # breaks[k]: a sentence ends between token k-1 and token k
+
+    @classmethod
+    def of(cls, window: Window, text: str) -> _Passage:
+        toks = tokens(text[window.start : window.end], window.start)
+        breaks = [
+            k == 0 or bool(_SENTENCE_BREAK.search(text[toks[k - 1].end : toks[k].start]))
+            for k in range(len(toks))
+        ]
+        return cls(toks, breaks)
+
+    def options(
+        self, reading: Reading, quote_spans: list[list[tuple[int, int]]], window: Window
+    ) -> list[list[tuple[int, int]]]:
+        """For each unit, the (first, last) token ranges where it occurs in the window."""
+        out: list[list[tuple[int, int]]] = []
+        for unit in reading.units:
+            if unit.quote is None:
+                out.append([(k, k) for k, t in enumerate(self.toks) if t.word == unit.word])
+                continue
+            ranges = [
+                self._range(a, b)
+                for a, b in quote_spans[unit.quote]
+                if window.start <= a and b <= window.end
+            ]
+            out.append([r for r in ranges if r[0] <= r[1]])
+        return out
+
+    def _range(self, a: int, b: int) -> tuple[int, int]:
+        first = next((k for k, t in enumerate(self.toks) if t.end > a), len(self.toks))
+        last = max((k for k, t in enumerate(self.toks) if t.start < b), default=-1)
+        return first, last
+
+    def linked(self, prev_last: int, first: int) -> bool:
+        """A unit at `first` may follow one ending at `prev_last`: in order, a small gap,
+        and no critical word or number skipped."""
+        gap = first - prev_last - 1
+        return 0 <= gap <= MAX_GAP and not any(
+            self.toks[k].word in CRITICAL or self.toks[k].word[:1].isdigit()
+            for k in range(prev_last + 1, first)
+        )
+
+    def negated_before(self, first: int) -> bool:
+        k = first
+        while k > 0 and first - k < LOOKBACK and not self.breaks[k]:
+            k -= 1
+            if self.toks[k].word in NEGATIONS:
+                return True
+        return False
+
+    def disclaimed_after(self, last: int) -> bool:
+        k = last + 1
+        while k < len(self.toks) and k - last <= LOOKAHEAD and not self.breaks[k]:
+            if self.toks[k].word in DISCLAIMERS_AFTER:
+                return True
+            k += 1
+        return False
+
+    def other_year(self, first: int, last: int, years: frozenset[str]) -> bool:
+        """A year other than `years` in the source sentences spanning tokens first..last."""
+        a = first
+        while a > 0 and not self.breaks[a]:
+            a -= 1
+        b = last + 1
+        while b < len(self.toks) and not self.breaks[b]:
+            b += 1
+        return any(is_year(t.word) and t.word not in years for t in self.toks[a:b])
+
+
+def _carried(
+    reading: Reading, quote_spans: list[list[tuple[int, int]]], window: Window, text: str
+) -> str | None:
+    """None when the window carries the units; otherwise the reason it does not.
+
+    A chain is (first token of the first unit, first and last token of the latest unit);
+    chains grow unit by unit, in the sentence's order.
+    """
+    passage = _Passage.of(window, text)
+    options = passage.options(reading, quote_spans, window)
+    if not all(options):
+        return _NOT_TOGETHER
+    units = reading.units
+    chains = [(a, a, b) for a, b in options[0] if not passage.negated_before(a)]
+    disclaimed = not chains
+    for i in range(1, len(units)):
+        free = units[i].quote is not None and units[i - 1].quote is not None
+        grown: list[tuple[int, int, int]] = []
+        for first, last in options[i]:
+            if free and passage.negated_before(first):
+                disclaimed = True
+                continue
+            start = next((c[0] for c in chains if free or passage.linked(c[2], first)), None)
+            if start is not None:
+                grown.append((start, first, last))
+        chains = grown
+    ends = [c for c in chains if not passage.disclaimed_after(c[2])]
+    if chains and not ends:
+        return _DISCLAIMED
+    if reading.event_years:
+        ends = [c for c in ends if not passage.other_year(c[0], c[2], reading.event_years)]
+        if chains and not ends:
+            return _OTHER_YEAR
+    if ends:
+        return None
+    return _DISCLAIMED if disclaimed else _NOT_TOGETHER

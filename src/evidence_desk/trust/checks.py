@@ -125,8 +125,10 @@ class CheckedClaim:
 
 
 def _locate(quote: str, cited: Sequence[EvidenceSource], finding: Finding) -> Quote:
-    """The quote's occurrence in the carrying window if there is one, else the first."""
-    for source in cited:
+    """The quote's occurrence in the carrying window if there is one, else the first in
+    the first cited source that holds it."""
+    carrier = [s for s in cited if s.id == finding.source_id]
+    for source in carrier + [s for s in cited if s.id != finding.source_id]:
         spans = source.stored.find_all(quote)
         if finding.window is not None and source.id == finding.source_id:
             w = finding.window

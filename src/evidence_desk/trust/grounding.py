@@ -22,7 +22,7 @@ from itertools import pairwise
 
 from .claims import DraftClaim
 from .text import StoredText
-from .units import Metadata, Reading, Token, is_year, read_units, tokens, too_short
+from .units import Metadata, Reading, Token, is_year, read_units, tokens, too_short, vocabulary
 
 MAX_GAP = 3  # words a sentence may skip between two of its units
 LOOKBACK = 8  # source words before a quote (same sentence) searched for a negation
@@ -31,8 +31,9 @@ MIN_QUOTE_WORDS = 3
 MIN_QUOTE_CONTENT_WORDS = 2
 
 # Words a sentence may never skip: negations, modals, conditionals, contrasts, quantifiers,
-# comparisons and stance words. Skipping one changes what the source says.
-CRITICAL = frozenset(
+# comparisons and stance words. Skipping one changes what the source says. (All three
+# lists are folded like the tokens they are compared with.)
+CRITICAL = vocabulary(
     """not no never nor neither none nobody nothing nowhere cannot can't won't don't doesn't
     didn't isn't aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't
     mustn't without n't will would shall should may might must can could if unless whether
@@ -40,20 +41,21 @@ CRITICAL = frozenset(
     most more less fewer few several half least almost nearly about over under than rather
     false falsely untrue myth lie lies wrong deny denies denied denial reject rejects rejected
     oppose opposes opposed refuse refuses refused claim claims claimed allege alleges alleged
-    supposedly pretend pretends pretended doubt doubts fail fails failed""".split()
+    supposedly pretend pretends pretended doubt doubts fail fails failed"""
 )
 # Before a quote or an extractive sentence: negations and disclaimers a sentence may not cut.
-NEGATIONS = frozenset(
+NEGATIONS = vocabulary(
     """not no never nor neither none nobody nothing cannot can't won't don't doesn't didn't
     isn't aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't mustn't n't
     false falsely untrue myth lie wrong deny denies denied reject rejects rejected claim
     claims claimed allege alleges alleged pretend pretends pretended doubt if unless whether
-    supposedly""".split()
+    supposedly"""
 )
-# After the carried words: disclaimers that turn a statement into someone's false claim.
-DISCLAIMERS_AFTER = frozenset(
+# After the carried words: disclaimers that turn a statement into someone's false claim,
+# and conditions that make it hypothetical.
+DISCLAIMERS_AFTER = vocabulary(
     """false falsely untrue myth lie lies wrong mistaken claim claims claimed allege alleges
-    alleged supposedly""".split()
+    alleged supposedly if unless except provided otherwise"""
 )
 _SENTENCE_BREAK = re.compile(r"[.!?;:]\s|[.!?]$|\n\s*\n")
 _NOT_TOGETHER = "no passage of {sid} holds its words together and in the same order"

@@ -11,7 +11,8 @@ Set aside, needing no passage:
 * frames: a maximal stretch of frame vocabulary (the source's metadata, attribution verbs,
   source nouns, `FRAME_WORDS`, articles) that holds an attribution verb or the source's
   title or date. Inside a frame every word is free, except a name, which is free only next
-  to an attribution verb (`Roosevelt said`, never `Roosevelt vetoed`). Between two quotes,
+  to an attribution verb (`Roosevelt said`, never `Roosevelt vetoed`), and a subject
+  pronoun only before that verb (`he said`, never `said that they`). Between two quotes,
   frame vocabulary alone is a frame (`"..." and "..."`).
 
 Metadata is the carrying source's own: its whole title, each name (whole, or its last word)
@@ -29,25 +30,30 @@ from functools import cached_property
 
 from .claims import DraftClaim
 
+
+def vocabulary(words: str) -> frozenset[str]:
+    """A closed word list as tokens compare: each word folded (`fold`)."""
+    return frozenset(fold(w) for w in words.split())
+
+
 ARTICLES = frozenset({"a", "an", "the"})
-ATTRIBUTION_VERBS = frozenset(
-    "said say says wrote writes stated told noted notes added adds asked asks according".split()
+ATTRIBUTION_VERBS_TEXT = (
+    "said say says wrote writes stated told noted notes added adds asked asks according"
 )
-SOURCE_NOUNS = frozenset("address speech message article remarks post source document".split())
-FRAME_WORDS = frozenset("he she they it his her their its in on of that as and to".split())
-STOP = frozenset(
-    """a an the of to in on at by for with from as that this these those it its is are was
-    were be been being has have had do does did and or but if so we i you he she they our
+SOURCE_NOUNS_TEXT = "address speech message article remarks post source document"
+SUBJECT_PRONOUNS_TEXT = "he she they it"
+FRAME_WORDS_TEXT = "his her their its in on of that as and to"
+STOP_TEXT = """a an the of to in on at by for with from as that this these those it its is are
+    was were be been being has have had do does did and or but if so we i you he she they our
     their his her my your me us him them there here which who what when where how all any
-    some no not will would shall should can could may might must""".split()
-)
+    some no not will would shall should can could may might must"""
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)*")
 _MARKER = re.compile(r"\[[^\[\]\n]*\]")
 _MONTHS = (
     "january february march april may june july august september october november december"
 ).split()
 
-_FREE, _NAME, _TITLE, _DATE, _VERB, _NOUN, _FRAME, _WORD = range(8)
+_FREE, _NAME, _TITLE, _DATE, _VERB, _NOUN, _PRONOUN, _FRAME, _WORD = range(9)
 
 
 def fold(word: str) -> str:
@@ -64,6 +70,13 @@ def fold(word: str) -> str:
     if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
         return w[:-1]
     return w
+
+
+ATTRIBUTION_VERBS = vocabulary(ATTRIBUTION_VERBS_TEXT)
+SOURCE_NOUNS = vocabulary(SOURCE_NOUNS_TEXT)
+SUBJECT_PRONOUNS = vocabulary(SUBJECT_PRONOUNS_TEXT)
+FRAME_WORDS = vocabulary(FRAME_WORDS_TEXT)
+STOP = vocabulary(STOP_TEXT)
 
 
 def is_year(word: str) -> bool:
@@ -182,20 +195,34 @@ def _run_units(
             j += 1
         stretch = kinds[i:j]
         said = _VERB in stretch
+        verb_at = i + stretch.index(_VERB) if said else j
         is_frame = said or _DATE in stretch or _TITLE in stretch
         if is_frame and not said:
             years.update(
                 run[k].word for k in range(i, j) if kinds[k] == _DATE and is_year(run[k].word)
             )
         for k in range(i, j):
-            kind = kinds[k]
-            if kind == _FREE or (is_frame and (kind != _NAME or said)):
-                continue
-            units.append(Unit(word=run[k].word))
+            if not _free(kinds[k], is_frame, said, before_verb=k < verb_at):
+                units.append(Unit(word=run[k].word))
         if j < len(run):
             units.append(Unit(word=run[j].word))
         i = j + 1
     return units
+
+
+def _free(kind: int, is_frame: bool, said: bool, before_verb: bool) -> bool:
+    """Whether a word of frame vocabulary needs no passage. A name is free only in a frame
+    with an attribution verb, and a subject pronoun only before that verb (`he said`, but
+    `said that they` speaks for the source's own `we`)."""
+    if kind == _FREE:
+        return True
+    if not is_frame:
+        return False
+    if kind == _NAME:
+        return said
+    if kind == _PRONOUN:
+        return said and before_verb
+    return True
 
 
 def _classify(run: list[Token], metadata: Metadata) -> list[int]:
@@ -219,6 +246,8 @@ def _classify(run: list[Token], metadata: Metadata) -> list[int]:
             kinds[i] = _VERB
         elif w in SOURCE_NOUNS:
             kinds[i] = _NOUN
+        elif w in SUBJECT_PRONOUNS:
+            kinds[i] = _PRONOUN
         elif w in FRAME_WORDS:
             kinds[i] = _FRAME
         i += 1

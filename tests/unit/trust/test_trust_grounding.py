@@ -21,7 +21,8 @@ P1 = (
 P2 = (
     "We will not raise taxes. We must, as a nation, invest in schools. It is false that the "
     "war is lost. Taxes rose to fund the navy in 1938. Congress passed the act, they falsely "
-    "claim. The Senate approved the treaty and the House rejected the tariff."
+    "claim. The Senate approved the treaty and the House rejected the tariff. Posterity may "
+    "have cause to regret if we fail."
 )
 TEXT = P1 + " " + P2
 TITLE = "Franklin D. Roosevelt — State of the Union Address, 1941"
@@ -45,6 +46,8 @@ GROUNDED = [
     "Roosevelt said the first is freedom of speech and expression everywhere [S1].",
     "Roosevelt said that we must invest in schools [S1].",
     "We must, as a nation, invest in schools [S1].",
+    'The address notes that "we look forward to a world" [S1].',  # "notes" folds to "note"
+    'He adds: "we look forward to a world" [S1].',
     f'{TITLE}: "We must, as a nation, invest in schools" [S1].',
     'On January 6, 1941, Roosevelt said "we look forward to a world founded" [S1].',
     'Roosevelt said, "we look forward to a world founded." [S1]',  # American punctuation
@@ -75,6 +78,9 @@ NOT_GROUNDED = [
     ('Roosevelt said "the war is lost" [S1].', "negates or disclaims"),
     ("The war is lost [S1].", "negates or disclaims"),
     ("Congress passed the act [S1].", "negates or disclaims"),  # ", they falsely claim"
+    ('Roosevelt said "Posterity may have cause to regret" [S1].', "negates or disclaims"),
+    ("Roosevelt said that they will not raise taxes [S1].", "holds its words"),  # not "we"
+    ("Roosevelt opposes raising taxes [S1].", "holds its words"),
     ("In 1941, taxes rose to fund the navy [S1].", "another year"),
     ("Taxes rose to fund the navy in 1941 [S1].", "another year"),
     ("Taxes rose in 1941 to fund the navy [S1].", "another year"),
@@ -182,3 +188,11 @@ def test_a_second_quote_cut_away_from_a_negation_is_not_grounded() -> None:
     draft = 'He said "as a nation, invest in schools" and "raise taxes. We must" [S1].'
     problems = grounding(draft)
     assert problems and "negates or disclaims" in problems[0]
+
+
+def test_a_quote_is_recorded_in_the_source_that_carries_the_sentence() -> None:
+    other = EvidenceSource("S2", "e", "x we look forward to a world y", (("e#0", 0, 5),))
+    (claim,) = split_claims('Roosevelt said "we look forward to a world" [S2, S1].')
+    checks, quotes = check_claim(claim, {"S1": source(), "S2": other})
+    assert checks.grounding == () and checks.carried_by == ("d#0",)
+    assert quotes[0].source_id == "S1" and quotes[0].start == P1.index("we look")

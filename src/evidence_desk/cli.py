@@ -86,10 +86,19 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], sample: str | None) -> N
         )
     for where, reason in summary.skipped:
         err.print(f"[yellow]skipped[/yellow] {escape(where)}: {escape(reason)}")
-    updated = f", metadata updated {summary.updated}" if summary.updated else ""
+    extra = [
+        f"{label} {count}"
+        for label, count in (
+            ("re-extracted", summary.reextracted),
+            ("re-chunked", summary.rechunked),
+            ("metadata updated", summary.updated),
+        )
+        if count
+    ]
     err.print(
         f"Added {summary.added}, replaced {summary.replaced}, unchanged {summary.unchanged}"
-        f"{updated}, skipped {len(summary.skipped)}. Archive: {desk.settings.home}"
+        f"{''.join(', ' + part for part in extra)}, skipped {len(summary.skipped)}. "
+        f"Archive: {desk.settings.home}"
     )
     if summary.documents == 0:
         err.print("[red]error:[/red] nothing was ingested.")
@@ -234,17 +243,35 @@ def receipt_key(ctx: click.Context) -> None:
 @click.argument(
     "questions", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
-@click.option("--sample", type=str, help="Use the bundled question set of a sample (`sotu`).")
+@click.option(
+    "--set",
+    "--sample",
+    "set_name",
+    metavar="NAME",
+    type=str,
+    help="Run a bundled question set: `sotu` (after `ingest --sample sotu`) or `digitalgov` "
+    "(after ingesting the digital.gov news folder). `--sample NAME` is an alias.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON and nothing else.")
 @click.pass_context
-def eval_(ctx: click.Context, questions: Path | None, sample: str | None, as_json: bool) -> None:
-    """Run a question set (contracts/questions.md) and print the metrics."""
+def eval_(ctx: click.Context, questions: Path | None, set_name: str | None, as_json: bool) -> None:
+    """Run a question set (contracts/questions.md) and print the metrics.
+
+    Give a QUESTIONS.jsonl file, or `--set NAME` for a bundled set; a bundled set needs the
+    archive it was written for (its gold documents), and says how to ingest it if missing.
+    """
     from .evaluation.report import render_report
 
-    if bool(questions) == bool(sample):
-        _fail("Give either QUESTIONS.jsonl or --sample NAME.")
+    if bool(questions) == bool(set_name):
+        _fail("Give either QUESTIONS.jsonl or --set NAME.")
     desk = _desk(ctx)
-    report = desk.evaluate(questions if questions else desk.sample_questions(sample or ""))
+    if questions:
+        report = desk.evaluate(questions)
+    else:
+        name = set_name or ""
+        bundled = desk.sample_questions(name)
+        desk.require_gold_documents(name, bundled)
+        report = desk.evaluate(bundled)
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
     else:

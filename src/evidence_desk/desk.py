@@ -26,7 +26,13 @@ from .archive.results import LoadResult
 from .archive.sample import SampleError, load_sample
 from .deskarchive import DeskArchive
 from .drafts import DraftFileError, DraftInput, check_drafts, read_drafts
-from .evaluation.questions import Question, QuestionFileError, bundled_questions, load_questions
+from .evaluation.questions import (
+    BUNDLED_ARCHIVES,
+    Question,
+    QuestionFileError,
+    bundled_questions,
+    load_questions,
+)
 from .evaluation.runner import evaluate
 from .retrieval.embedder import MiniLMEmbedder
 from .runs.pipeline import Pipeline, PipelineConfig
@@ -123,8 +129,10 @@ class Desk:
             policy=self.policy,
             bounds=SelectionBounds(s.max_sources, s.passages_per_source),
             rare_term_max_df=s.rare_term_max_df,
+            common_zipf=s.common_zipf,
             max_model_calls=s.max_model_calls,
             max_model_tokens=s.max_model_tokens,
+            relative_date_reach_days=s.relative_date_reach_days,
         )
         return Pipeline(self.archive, agents.planner, agents.answerer, agents.auditor, config)
 
@@ -306,8 +314,12 @@ class Desk:
     def _verify(self, data: Any, trusted: dict[bytes, str]) -> VerifyOutcome:
         if not isinstance(data, dict):
             return VerifyOutcome(["The file does not hold a JSON receipt object."], [], [])
-        notes: list[str] = []
-        documents, missing = self._documents_for(data)
+        documents, missing, kept = self._documents_for(data)
+        notes = [
+            f"{doc_id} was re-ingested since this receipt was written; its quotes were "
+            "checked against the earlier text the archive kept, the one the receipt records."
+            for doc_id in kept
+        ]
         if missing:
             notes.append(
                 f"The archive does not hold {', '.join(missing)}; quotes were not re-checked "
@@ -334,16 +346,30 @@ class Desk:
             passed.append("quotes at their offsets in the stored text")
         return VerifyOutcome(report.problems, passed, notes, str(data.get("run_id", "")))
 
-    def _documents_for(self, data: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
+    def _documents_for(self, data: dict[str, Any]) -> tuple[dict[str, str], list[str], list[str]]:
+        """(doc_id -> the text to re-check quotes against, doc ids the archive does not hold,
+        doc ids checked against a kept earlier text).
+
+        Each source's text is the one whose hash the receipt records, current or kept since
+        a re-ingest replaced it (`store/versions.py`); when the archive holds neither, the
+        current text is given, so verification reports the document as changed."""
         sources = data.get("sources")
         if not isinstance(sources, list):
-            return {}, []
-        ids = [s.get("doc_id") for s in sources if isinstance(s, dict)]
-        wanted = [i for i in dict.fromkeys(ids) if isinstance(i, str)]
+            return {}, [], []
+        recorded: dict[str, str] = {}
+        for source in sources:
+            doc_id = source.get("doc_id") if isinstance(source, dict) else None
+            if isinstance(doc_id, str):
+                recorded.setdefault(doc_id, str(source.get("content_sha256", "")))
+        wanted = list(recorded)
         if not wanted or not self.settings.db_path.exists():
-            return {}, wanted
-        docs = self.store.get_documents(wanted)
-        return {d: docs[d].text for d in docs}, [d for d in wanted if d not in docs]
+            return {}, wanted, []
+        found = self.store.texts_by_hash(recorded.items())
+        documents = {d: found[d, sha].text for d, sha in recorded.items() if (d, sha) in found}
+        kept = [d for d, sha in recorded.items() if (d, sha) in found and not found[d, sha].current]
+        current = self.store.get_documents([d for d in wanted if d not in documents])
+        documents.update({d: doc.text for d, doc in current.items()})
+        return documents, [d for d in wanted if d not in documents], kept
 
     # ------------------------------------------------------------------ evaluation
 
@@ -352,6 +378,21 @@ class Desk:
             return bundled_questions(name)
         except QuestionFileError as exc:
             raise DeskError(str(exc)) from exc
+
+    def require_gold_documents(self, name: str, questions: Sequence[Question]) -> None:
+        """Fail in one sentence unless the archive holds a gold document of bundled set `name`."""
+        wanted = sorted({doc_id for q in questions for doc_id in q.gold_doc_ids})
+        if not wanted:
+            return
+        if self.settings.db_path.exists() and any(
+            self.store.document_sha(doc_id) is not None for doc_id in wanted
+        ):
+            return
+        how = BUNDLED_ARCHIVES.get(name, "evidence-desk ingest PATH...")
+        raise DeskError(
+            f"The archive in {self.settings.home} holds none of the gold documents of the "
+            f"{name!r} question set: run `{how}` first."
+        )
 
     def evaluate(self, questions: Path | Sequence[Question]) -> dict[str, Any]:
         if isinstance(questions, Path):

@@ -144,14 +144,27 @@ class Settings(BaseSettings):
     )
     rare_term_max_df: float = Field(
         0.001,
-        description="A word the question capitalises (a name, a place, an event) that at most "
-        "this fraction of passages contain must appear in some selected passage, or the run "
-        "is outside coverage (docs/calibration.md).",
+        description="A distinctive word of the question (capitalised, code-like or uncommon "
+        "in English) that at most this fraction of passages contain must appear in some "
+        "selected passage, or the run is outside coverage (docs/calibration.md).",
+    )
+    common_zipf: float = Field(
+        3.0,
+        description="A lower-case key term whose English word frequency (wordfreq Zipf "
+        "scale) is at least this is a common word a reader may use for the text's own, and "
+        "is never required by the coverage check; rarer words are (0 turns the lower-case "
+        "rule off). Calibrated in docs/calibration.md.",
     )
 
     # --- selection and answer
     max_sources: int = Field(6, description="Sources (documents) per run.")
     passages_per_source: int = Field(3, description="Selected passages per source.")
+    relative_date_reach_days: int = Field(
+        183,
+        description="A source dated up to this many days after a question's period may answer "
+        "it through a sentence that dates itself relative to the source (`in early April`, "
+        "`last month`); a period of at most 31 days is searched this much further.",
+    )
 
     # --- gate policy
     max_pruned_fraction: float = Field(

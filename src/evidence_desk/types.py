@@ -32,6 +32,18 @@ class PageSpan(Frozen):
     end: int
 
 
+class Link(Frozen):
+    """A link of a document: its text, which is `document.text[start:end]`, and its target.
+
+    The target is metadata, never part of the stored text: readers see the link's text.
+    """
+
+    text: str
+    url: str
+    start: int
+    end: int
+
+
 class Document(Frozen):
     """A stored document. `text` is the exact text every quote is checked against."""
 
@@ -48,6 +60,14 @@ class Document(Frozen):
     ingested_at: str = Field(description="UTC ISO 8601 timestamp with Z.")
     text: str
     pages: tuple[PageSpan, ...] = ()
+    links: tuple[Link, ...] = Field(
+        (), description="The links of the text, in text order (their targets are not in it)."
+    )
+    loader_version: str = Field(
+        "",
+        description="The loader (and its version) that made `text`, e.g. `markdown-2`; empty "
+        "for a document stored before loaders had versions.",
+    )
     meta: dict[str, str] = Field(
         default_factory=dict, description="Extra metadata: author, president, ..."
     )

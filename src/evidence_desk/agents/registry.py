@@ -6,7 +6,8 @@ provider's model (`providers.py`). A name this build cannot serve, a missing key
 SDK fails here, before any work, with one sentence that says what to do.
 
 The offline answerer and auditor share one in-memory embedding cache, so a sentence the
-answerer embedded is free for the auditor.
+answerer embedded is free for the auditor. The offline answerer takes its one setting,
+`relative_date_reach_days`, from here.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pydantic_ai.models import Model
 from ..retrieval.embedder import Embedder
 from ..settings import Settings
 from .calls import CallPolicy
+from .offline.answerer import RELATIVE_DATE_REACH_DAYS
 from .offline.embedcache import CachedEmbedder
 from .offline.model import OfflineEngine
 from .prices import PriceFileError, PriceTable
@@ -36,7 +38,8 @@ from .providers import (
 from .roles import AgentAnswerer, AgentAuditor, AgentPlanner
 
 ROLES = ("planner", "answerer", "auditor")
-_engines: weakref.WeakKeyDictionary[object, OfflineEngine] = weakref.WeakKeyDictionary()
+# Per embedder, one engine per answerer reach (`relative_date_reach_days`).
+_engines: weakref.WeakKeyDictionary[object, dict[int, OfflineEngine]] = weakref.WeakKeyDictionary()
 _caches: weakref.WeakKeyDictionary[object, CachedEmbedder] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
@@ -87,14 +90,17 @@ def shared_cache(embedder: Embedder) -> CachedEmbedder:
     return cached
 
 
-def offline_engine(embedder: Embedder) -> OfflineEngine:
-    """One offline engine per embedder object; its answerer and auditor share a cache."""
+def offline_engine(
+    embedder: Embedder, relative_date_reach_days: int = RELATIVE_DATE_REACH_DAYS
+) -> OfflineEngine:
+    """One offline engine per embedder object and answerer reach; the answerer and auditor
+    share a cache."""
     with _lock:
-        engine = _engines.get(embedder)
+        engine = _engines.get(embedder, {}).get(relative_date_reach_days)
     if engine is None:
-        engine = OfflineEngine(shared_cache(embedder))
+        engine = OfflineEngine(shared_cache(embedder), relative_date_reach_days)
         with _lock:
-            engine = _engines.setdefault(embedder, engine)
+            engine = _engines.setdefault(embedder, {}).setdefault(relative_date_reach_days, engine)
     return engine
 
 
@@ -112,7 +118,7 @@ def resolve(settings: Settings, embedder: Embedder) -> Agents:
     models: dict[str, Model] = {}
     for role, spec in specs.items():
         if spec.provider == OFFLINE:
-            models[role] = offline_engine(embedder).model()
+            models[role] = offline_engine(embedder, settings.relative_date_reach_days).model()
         else:
             models[role] = build_model(spec, api_key(spec, key))
     return Agents(

@@ -84,6 +84,11 @@ def _windows(
     return windows
 
 
+def chunking_key(target_words: int, max_words: int) -> str:
+    """How a document's passages were cut, as stored with it: `"120/220"`."""
+    return f"{target_words}/{max_words}"
+
+
 def chunk(doc: Document, target_words: int, max_words: int) -> list[Passage]:
     """The passages of `doc`, ids `f"{doc.doc_id}#{ordinal}"` numbered from 0 in text order."""
     if not 1 <= target_words <= max_words:

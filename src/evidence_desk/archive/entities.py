@@ -6,7 +6,9 @@ it looks the name up here. A name maps to several windows when several people sh
 split (a president's non-consecutive terms, told apart by `meta["president_id"]`).
 
 Sources of names, per document: `meta["president"]` (full name) with `meta["president_last"]`
-and `meta["president_id"]`; and each name in `meta["author"]` (names separated by `; `).
+and `meta["president_id"]`; and each name in `meta["author"]` (names separated by `; `) that
+reads as a person's (`looks_like_a_person`: a slug such as `amy-ashida` reads as "amy
+ashida"; `18f-team` or a one-word user name is no person, and names no window).
 """
 
 from __future__ import annotations
@@ -49,10 +51,31 @@ def _groups_of(doc: Dated) -> list[tuple[str, str, set[str]]]:
         key = meta.get("president_id", "").strip() or president.lower()
         found.append((f"president:{key}", president, names))
     for author in meta.get("author", "").split(";"):
-        author = author.strip()
-        if author:
-            found.append((f"author:{author.lower()}", author, {author.lower()}))
+        name = " ".join(author.replace("-", " ").split())
+        if looks_like_a_person(name):
+            found.append((f"author:{name.lower()}", name, {name.lower()}))
     return found
+
+
+# Words that make an author field a team, an office or a site rather than a person.
+_NOT_PERSON_WORDS = frozenset(
+    """team teams staff office offices gov digitalgov program programs group editor editors
+    agency center centre council community lab labs usa us federal service services news
+    blog admin administrator contributor contributors guest web the of and for department
+    division initiative project network partners""".split()
+)
+
+
+def looks_like_a_person(name: str) -> bool:
+    """Two to four words of letters, none of them a team, office or site word: "Amy
+    Ashida" or "amy-ashida" is a person; "18f-team", "aids-gov" and the one-word user name
+    "bbrantley" are not (a question naming "Gov" or "team" is not about their posts)."""
+    parts = name.lower().split()
+    return (
+        2 <= len(parts) <= 4
+        and all(p.replace("'", "").replace(".", "").replace(",", "").isalpha() for p in parts)
+        and not any(p in _NOT_PERSON_WORDS for p in parts)
+    )
 
 
 def entities_from_documents(docs: Iterable[Dated]) -> dict[str, tuple[TimeWindow, ...]]:

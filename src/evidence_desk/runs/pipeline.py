@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
 
 from ..agents.base import (
@@ -30,6 +30,7 @@ from ..agents.base import (
     Planner,
     RunBudget,
 )
+from ..agents.offline.docdates import relative_windows
 from ..retrieval.coverage import ArchiveStats, assess
 from ..trust import gate as trust_gate
 from ..trust.checks import EvidenceSource, check_draft
@@ -72,9 +73,46 @@ class PipelineConfig:
     policy: GatePolicy
     bounds: SelectionBounds
     rare_term_max_df: float
+    common_zipf: float = 0.0
     hits_per_query: int = 24
     max_model_calls: int = 12
     max_model_tokens: int = 90_000
+    relative_date_reach_days: int = 0  # see `reach_windows`; 0 searches the plan's windows
+
+
+SHORT_WINDOW_DAYS = 31
+
+
+def reach_windows(windows: Sequence[TimeWindow], reach_days: int) -> list[TimeWindow]:
+    """For each plan window of at most 31 days, the `reach_days` after it (the "tail").
+
+    A later article may date what happened in a short period relative to itself ("In early
+    April, ..." on August 28), and the answerer may quote it (`relative_date_reach_days`),
+    so retrieval must reach it. Only the search reaches further: the plan and the coverage
+    stage keep the real windows, and a tail's hit counts only through a sentence that dates
+    itself into the window (`dates_into`). An empty window (start after end) has no tail.
+    """
+    out: list[TimeWindow] = []
+    for w in windows:
+        try:
+            start, end = date.fromisoformat(w.start[:10]), date.fromisoformat(w.end[:10])
+            if reach_days > 0 and 0 <= (end - start).days < SHORT_WINDOW_DAYS:
+                after = end + timedelta(days=1)
+                last = end + timedelta(days=reach_days)
+                out.append(TimeWindow(start=after.isoformat(), end=last.isoformat(), label=w.label))
+        except (ValueError, OverflowError):
+            pass  # not an ISO date, or past year 9999: no tail
+    return out
+
+
+def dates_into(hit: Hit, windows: Sequence[TimeWindow]) -> bool:
+    """True when a sentence of the hit's passage, read against its document's date, dates
+    what it says inside one of `windows`."""
+    return any(
+        w.start <= r.start[:10] and r.end[:10] <= w.end
+        for r in relative_windows(hit.passage.text, hit.doc_date)
+        for w in windows
+    )
 
 
 def utc_now() -> str:
@@ -232,6 +270,7 @@ class Pipeline:
                 floor=self.config.policy.coverage_floor,
                 rare_term_max_df=self.config.rare_term_max_df,
                 question=question,
+                common_zipf=self.config.common_zipf,
             )
             sources = [with_evidence_scores(src, scores) for src in sources]
         return Gathered(plan, sources, documents, coverage)
@@ -314,8 +353,13 @@ class Pipeline:
     def _search_all(self, queries: Sequence[str], windows: list[TimeWindow]) -> list[Hit]:
         """Hits of several queries, each passage once with its best score, best first."""
         merged: dict[str, Hit] = {}
+        tails = reach_windows(windows, self.config.relative_date_reach_days)
         for query in dict.fromkeys(queries):
-            for hit in self.archive.search(query, windows, self.config.hits_per_query):
+            hits = self.archive.search(query, windows, self.config.hits_per_query)
+            if tails:
+                later = self.archive.search(query, tails, self.config.hits_per_query)
+                hits += [h for h in later if dates_into(h, windows)]
+            for hit in hits:
                 if hit.passage.id not in merged or merged[hit.passage.id].score < hit.score:
                     merged[hit.passage.id] = hit
         return sorted(merged.values(), key=lambda h: (-h.score, h.passage.id))

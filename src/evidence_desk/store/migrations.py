@@ -78,6 +78,26 @@ def m002_receipts(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m003_document_versions(db: sqlite3.Connection) -> None:
+    # A NULL loader_version or chunking is a document stored before they were recorded: the
+    # next ingest re-extracts and re-chunks it. `document_versions` keeps each text a
+    # document had before a re-ingest replaced it, so receipts that quote it still verify.
+    db.execute("ALTER TABLE documents ADD COLUMN links TEXT NOT NULL DEFAULT '[]'")
+    db.execute("ALTER TABLE documents ADD COLUMN loader_version TEXT")
+    db.execute("ALTER TABLE documents ADD COLUMN chunking TEXT")
+    db.execute(
+        """CREATE TABLE document_versions (
+            doc_id TEXT NOT NULL,
+            content_sha256 TEXT NOT NULL,
+            text TEXT NOT NULL,
+            loader_version TEXT,
+            replaced_at TEXT NOT NULL,
+            PRIMARY KEY (doc_id, content_sha256)
+        )"""
+    )
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every pending migration in order; returns the names applied now.
 

@@ -1,6 +1,6 @@
 """The shapes the archive store hands out, and their conversion to and from SQLite rows.
 
-Vectors are stored as little-endian float32 blobs; pages and metadata as JSON. Keeping the
+Vectors are stored as little-endian float32 blobs; pages, links and metadata as JSON. Keeping the
 conversions here keeps `sqlite.py` about transactions and queries.
 """
 
@@ -16,15 +16,38 @@ import numpy as np
 import numpy.typing as npt
 
 from ..archive.hashing import sha256_text
-from ..types import Document, PageSpan, Passage
+from ..types import Document, Link, PageSpan, Passage
 
 Vectors = npt.NDArray[np.float32]
 VECTOR_DTYPE = np.dtype("<f4")
 
 DOCUMENT_COLUMNS = (
-    "doc_id, title, date, url, origin, content_sha256, ingested_at, text, pages, meta, source_path"
+    "doc_id, title, date, url, origin, content_sha256, ingested_at, text, pages, meta, "
+    "source_path, links, loader_version, chunking"
 )
+DOCUMENT_COLUMN_COUNT = DOCUMENT_COLUMNS.count(",") + 1
 META_COLUMNS = "doc_id, title, date, url, origin, content_sha256, ingested_at, meta, source_path"
+STATE_COLUMNS = "content_sha256, loader_version, chunking"
+
+
+@dataclass(frozen=True)
+class StoredState:
+    """What ingest compares a freshly loaded document with: its stored text's hash, the
+    loader version that made it and the chunking its passages were cut with (`""` for
+    either when it was stored before they were recorded)."""
+
+    content_sha256: str
+    loader_version: str
+    chunking: str
+
+
+@dataclass(frozen=True)
+class StoredText:
+    """One text a document has had: the current one, or one kept when a re-ingest replaced it."""
+
+    text: str
+    loader_version: str
+    current: bool
 
 
 @dataclass(frozen=True)
@@ -94,8 +117,12 @@ def meta_json(meta: dict[str, str]) -> str:
     return json.dumps(meta, ensure_ascii=False, sort_keys=True)
 
 
-def document_params(doc: Document, source_path: str | None) -> tuple[Any, ...]:
-    """Parameters in DOCUMENT_COLUMNS order."""
+def links_json(links: tuple[Link, ...]) -> str:
+    return json.dumps([link.model_dump() for link in links], ensure_ascii=False)
+
+
+def document_params(doc: Document, source_path: str | None, chunking: str) -> tuple[Any, ...]:
+    """Parameters in DOCUMENT_COLUMNS order; an empty loader version is stored as NULL."""
     return (
         doc.doc_id,
         doc.title,
@@ -108,6 +135,9 @@ def document_params(doc: Document, source_path: str | None) -> tuple[Any, ...]:
         pages_json(doc.pages),
         meta_json(doc.meta),
         source_path,
+        links_json(doc.links),
+        doc.loader_version or None,
+        chunking,
     )
 
 
@@ -122,7 +152,17 @@ def document_from_row(row: sqlite3.Row) -> Document:
         ingested_at=row["ingested_at"],
         text=row["text"],
         pages=tuple(PageSpan(**page) for page in json.loads(row["pages"])),
+        links=tuple(Link(**link) for link in json.loads(row["links"])),
+        loader_version=row["loader_version"] or "",
         meta=json.loads(row["meta"]),
+    )
+
+
+def state_from_row(row: sqlite3.Row) -> StoredState:
+    return StoredState(
+        content_sha256=row["content_sha256"],
+        loader_version=row["loader_version"] or "",
+        chunking=row["chunking"] or "",
     )
 
 

@@ -7,6 +7,7 @@ connection; WAL mode lets readers run while the writer writes.
 
 `generation` (in the `meta` table) goes up by one on every change to documents or passages;
 an index built from `export_index_rows()` is current while the generation is unchanged.
+A document's replaced texts are kept (`versions.py`) so receipts quoting them still verify.
 Receipts form a hash chain: `append_receipt` refuses a receipt whose `previous_sha256` is not
 the last stored receipt's hash.
 """
@@ -25,23 +26,30 @@ import numpy.typing as npt
 from ..types import Document, Passage
 from .migrations import migrate
 from .rows import (
+    DOCUMENT_COLUMN_COUNT,
     DOCUMENT_COLUMNS,
     META_COLUMNS,
+    STATE_COLUMNS,
     VECTOR_DTYPE,
     DocumentMeta,
     IndexRows,
     IndexRowsBuilder,
     StoredReceipt,
+    StoredState,
+    StoredText,
     Vectors,
     blob_vector,
     document_from_row,
     document_params,
+    links_json,
     meta_from_row,
     meta_json,
     pages_json,
     passage_rows,
     receipt_from_row,
+    state_from_row,
 )
+from .versions import keep_replaced_text, texts_by_hash
 
 UpsertResult = Literal["added", "replaced", "unchanged"]
 _BATCH = 500  # ids per `IN (...)` query, well under SQLite's variable limit
@@ -170,30 +178,36 @@ class ArchiveStore:
         passages: Sequence[Passage],
         vectors: npt.NDArray[Any],
         *,
+        chunking: str,
         source_path: str | None = None,
     ) -> UpsertResult:
-        """Store `doc` with its passages and their vectors, in one transaction.
+        """Store `doc` with its passages (cut with `chunking`, e.g. `"120/220"`) and their
+        vectors, in one transaction.
 
-        Same content hash as stored -> "unchanged" and nothing is written (see
-        `update_metadata` for title/date/url changes). Otherwise the old passages are
-        deleted, the document row replaced, the new passages inserted, the generation bumped.
+        Same content hash and chunking as stored -> "unchanged" and nothing is written (see
+        `update_metadata` for title/date/url changes). Otherwise a text being replaced is
+        kept in `document_versions` (`versions.py`), the old passages are deleted, the
+        document row replaced, the new passages inserted and the generation bumped.
         """
         rows = passage_rows(doc, passages, vectors, self.vector_dim())
         with self._write() as db:
             found = db.execute(
-                "SELECT content_sha256 FROM documents WHERE doc_id = ?", (doc.doc_id,)
+                "SELECT content_sha256, chunking FROM documents WHERE doc_id = ?", (doc.doc_id,)
             ).fetchone()
-            if found is not None and found[0] == doc.content_sha256:
+            if found is not None and tuple(found) == (doc.content_sha256, chunking):
                 return "unchanged"
+            keep_replaced_text(db, doc.doc_id, doc.content_sha256)
             db.execute("DELETE FROM passages WHERE doc_id = ?", (doc.doc_id,))
             db.execute(
-                f"INSERT INTO documents ({DOCUMENT_COLUMNS}) VALUES ({_marks(11)}) "
+                f"INSERT INTO documents ({DOCUMENT_COLUMNS}) "
+                f"VALUES ({_marks(DOCUMENT_COLUMN_COUNT)}) "
                 "ON CONFLICT(doc_id) DO UPDATE SET title = excluded.title, date = excluded.date, "
                 "url = excluded.url, origin = excluded.origin, "
                 "content_sha256 = excluded.content_sha256, ingested_at = excluded.ingested_at, "
                 "text = excluded.text, pages = excluded.pages, meta = excluded.meta, "
-                "source_path = excluded.source_path",
-                document_params(doc, source_path),
+                "source_path = excluded.source_path, links = excluded.links, "
+                "loader_version = excluded.loader_version, chunking = excluded.chunking",
+                document_params(doc, source_path, chunking),
             )
             db.executemany(
                 'INSERT INTO passages (passage_id, doc_id, ordinal, start, "end", text_sha256, '
@@ -204,15 +218,17 @@ class ArchiveStore:
         return "added" if found is None else "replaced"
 
     def update_metadata(self, doc: Document, *, source_path: str | None = None) -> bool:
-        """Refresh title, date, url, origin, pages and meta of a stored document whose text
-        is unchanged. True when one of those changed (and the generation went up). Where
-        the file came from is recorded too, but a move alone is not a change."""
+        """Refresh title, date, url, origin, pages, meta, links and loader version of a
+        stored document whose text is unchanged. True when one of those changed (and the
+        generation went up). Where the file came from is recorded too, but a move alone is
+        not a change."""
         with self._write() as db:
             cur = db.execute(
                 "UPDATE documents SET title = ?, date = ?, url = ?, origin = ?, pages = ?, "
-                "meta = ? WHERE doc_id = ? AND content_sha256 = ? AND NOT "
-                "(title IS ? AND date IS ? AND url IS ? AND origin IS ? AND pages IS ? AND "
-                "meta IS ?)",
+                "meta = ?, links = ?, loader_version = ? WHERE doc_id = ? AND "
+                "content_sha256 = ? AND NOT (title IS ? AND date IS ? AND url IS ? AND "
+                "origin IS ? AND pages IS ? AND meta IS ? AND links IS ? AND "
+                "loader_version IS ?)",
                 (
                     *self._meta_params(doc),
                     doc.doc_id,
@@ -238,10 +254,13 @@ class ArchiveStore:
             doc.origin,
             pages_json(doc.pages),
             meta_json(doc.meta),
+            links_json(doc.links),
+            doc.loader_version or None,
         )
 
     def delete(self, doc_id: str) -> bool:
-        """Remove a document and its passages. True when it existed."""
+        """Remove a document and its passages (its kept earlier texts stay, for receipts).
+        True when it existed."""
         with self._write() as db:
             cur = db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
             if cur.rowcount:
@@ -257,6 +276,17 @@ class ArchiveStore:
             .fetchone()
         )
         return None if row is None else str(row[0])
+
+    def document_state(self, doc_id: str) -> StoredState | None:
+        """The stored text's hash, loader version and chunking of `doc_id`, if stored."""
+        query = f"SELECT {STATE_COLUMNS} FROM documents WHERE doc_id = ?"
+        row = self._reader().execute(query, (doc_id,)).fetchone()
+        return None if row is None else state_from_row(row)
+
+    def texts_by_hash(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], StoredText]:
+        """The text each (doc_id, content hash) names, current or kept (`versions.py`)."""
+        with self._snapshot() as db:
+            return texts_by_hash(db, pairs)
 
     def get_document(self, doc_id: str) -> Document | None:
         return self.get_documents([doc_id]).get(doc_id)

@@ -1,4 +1,4 @@
-"""Shared pieces for the agent tests: a fast embedder, an archive profile, sample sources.
+"""Shared pieces for the agent tests: a fast embedder, archive profiles, sample sources.
 
 `BagOfWordsEmbedder` is a real implementation of the Embedder protocol (hashed stemmed
 words, L2-normalised), deterministic across processes, so tests run in milliseconds.
@@ -11,12 +11,14 @@ from __future__ import annotations
 import csv
 import hashlib
 import importlib.util
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from evidence_desk.agents.base import ArchiveProfile
+from evidence_desk.archive.entities import entities_from_documents
 from evidence_desk.retrieval.embedder import Vectors
 from evidence_desk.textutil import content_terms, sentence_spans
 from evidence_desk.types import ScoredPassage, Source, TimeWindow
@@ -146,4 +148,30 @@ def source_from_text(text: str, source_id: str = "S1", title: str = "A test docu
         passages=(
             ScoredPassage(id=f"doc-{source_id}#0", text=text, start=0, end=len(text), score=1.0),
         ),
+    )
+
+
+@dataclass(frozen=True)
+class _Row:
+    date: str | None
+    meta: Mapping[str, str]
+
+
+def sample_profile() -> ArchiveProfile:
+    """The sample archive's own profile: every president's windows from first to last
+    document date, the archive's first and last dates (as `DeskArchive` builds it)."""
+    rows = [
+        _Row(
+            r["date"],
+            {
+                "president": r["president_full"],
+                "president_last": r["president"],
+                "president_id": r["president_id"],
+            },
+        )
+        for r in _metadata().values()
+    ]
+    dates = sorted(r.date for r in rows if r.date)
+    return ArchiveProfile(
+        min_date=dates[0], max_date=dates[-1], entities=entities_from_documents(rows)
     )

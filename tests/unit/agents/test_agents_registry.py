@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from agents_helpers import BagOfWordsEmbedder
+from agents_helpers import BagOfWordsEmbedder, source_from_text
 from pydantic_ai.models.function import FunctionModel
 
+from evidence_desk.agents.base import RunBudget
 from evidence_desk.agents.offline import (
     CachedEmbedder,
     OfflineAnswerer,
@@ -22,6 +23,7 @@ from evidence_desk.agents.registry import (
     shared_cache,
 )
 from evidence_desk.settings import Settings
+from evidence_desk.types import Plan, SubQuestion, TimeWindow
 
 
 def test_offline_is_the_default_for_every_role() -> None:
@@ -126,3 +128,27 @@ def test_cache_embeds_each_text_once_and_keeps_order() -> None:
     assert len(cache) == 3
     cache.embed(["army"])
     assert inner.texts == 6  # "army" was evicted and embedded again
+
+
+def test_the_answerers_reach_for_relative_dates_comes_from_settings() -> None:
+    window = TimeWindow(start="2017-04-01", end="2017-04-30", label="April 2017")
+    text = "In early April, GSA launched a shared login service for federal agencies."
+    source = source_from_text(text, title="Login news").model_copy(update={"date": "2018-02-24"})
+    plan = Plan(
+        subquestions=(SubQuestion(text="What login service did GSA launch?", window=window),),
+        time_windows=(window,),
+        queries=("login service",),
+        key_terms=("login", "service"),
+        kind="temporal",
+    )
+    embedder = BagOfWordsEmbedder()
+    budget = RunBudget(12, 90_000)
+
+    def draft(reach: int) -> str:
+        answerer = resolve(Settings(relative_date_reach_days=reach), embedder).answerer
+        return answerer.answer("What login service?", plan, [source], budget).value.text
+
+    assert draft(183) == ""  # 300 days after the window: beyond the default reach
+    assert draft(300).startswith('Login news (February 24, 2018): "In early April')
+    assert offline_engine(embedder, 300) is offline_engine(embedder, 300)
+    assert offline_engine(embedder, 300) is not offline_engine(embedder)

@@ -14,6 +14,7 @@ from evidence_desk.archive import loaders
 from evidence_desk.archive.loaders import iter_documents, load_file
 from evidence_desk.archive.loaders.common import cap_title, normalise_date
 from evidence_desk.archive.loaders.markdown import split_front_matter
+from evidence_desk.archive.loaders.versions import LOADER_VERSIONS
 from evidence_desk.archive.results import Loaded, LoadError, Skipped
 from evidence_desk.types import Document
 
@@ -89,16 +90,38 @@ def test_markdown_front_matter(folder: Folder) -> None:
     assert doc.meta["topics"] == "open-data; census"
     assert doc.meta["permalink"] == "/2017/08/28/open-data-week/"
     assert "featured_image" not in doc.meta and "title" not in doc.meta
-    raw = (FOLDER / "2017/08/2017-08-28-open-data-week.md").read_text("utf-8")
-    assert doc.text.startswith("\nOpen Data Week brought forty agencies")
-    assert raw.endswith(doc.text)
-    assert "slug:" not in doc.text
+    # The stored text is the body rendered: a soft line break inside a paragraph is a space,
+    # paragraphs are set apart by one blank line, and the front matter is not in it.
+    assert doc.text == (
+        "Open Data Week brought forty agencies together in Washington. The Census Bureau "
+        "showed how its new API serves 3.2 million requests a day.\n\n"
+        '"We publish first and polish later," said the bureau\'s chief data officer. Teams '
+        "from three departments signed the shared data pledge on August 28, 2017."
+    )
+    assert doc.loader_version == "markdown-2" and doc.links == ()
 
 
 def test_markdown_without_front_matter(folder: Folder) -> None:
     doc = folder[0]["notes/no-front-matter.md"]
     assert doc.title == "Field notes on accessibility"
-    assert doc.text == (FOLDER / "notes/no-front-matter.md").read_text("utf-8")
+    assert doc.text == (
+        "Field notes on accessibility\n\n"
+        "Screen readers announce headings in order. Every page needs exactly one level-one "
+        "heading."
+    )
+
+
+def test_every_loader_records_its_version(folder: Folder) -> None:
+    versions = {doc_id: doc.loader_version for doc_id, doc in folder[0].items()}
+    assert versions == {
+        "2017/08/2017-08-28-open-data-week.md": LOADER_VERSIONS["markdown"],
+        "article.html": LOADER_VERSIONS["html"],
+        "notes/2021-04-01-quarterly-report.txt": LOADER_VERSIONS["text"],
+        "notes/bom-crlf.txt": LOADER_VERSIONS["text"],
+        "notes/no-front-matter.md": LOADER_VERSIONS["markdown"],
+    }
+    [memo] = [r for r in iter_documents([FIXTURES / "records.jsonl"]) if isinstance(r, Loaded)][:1]
+    assert memo.document.loader_version == LOADER_VERSIONS["jsonl"] == "jsonl-1"
 
 
 def test_html_main_text_and_metadata(folder: Folder) -> None:

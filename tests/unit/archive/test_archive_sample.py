@@ -113,9 +113,13 @@ def test_entities_from_authors_and_undated_documents_ignored() -> None:
             doc("a", "2019-03-01", "Jane Doe; Smith, John"),
             doc("b", "2021-06-30T10:00:00Z", "Jane Doe"),
             doc("c", None, "Nobody Dated"),
+            doc("d", "2020-01-01", "18f-team; aids-gov; bbrantley; amy-ashida"),
         ]
     )
     jane = TimeWindow(start="2019-03-01", end="2021-06-30", label="Jane Doe")
     assert entities["jane doe"] == (jane,)
     assert entities["smith, john"][0].end == "2019-03-01"
     assert "nobody dated" not in entities
+    # Slugs read as names; teams, sites and one-word user names are no person.
+    assert entities["amy ashida"][0].start == "2020-01-01"
+    assert not {"18f team", "aids gov", "bbrantley", "18f-team"} & set(entities)

@@ -16,6 +16,7 @@ from evidence_desk.store.sqlite import ArchiveStore, ReceiptChainError, StoreErr
 from evidence_desk.types import Document, PageSpan, Passage
 
 DIM = 8
+CHUNKING = "12/12"
 
 
 @pytest.fixture
@@ -54,7 +55,7 @@ def vectors_for(passages: list[Passage], seed: int = 0) -> np.ndarray:
 
 def put(store: ArchiveStore, d: Document, seed: int = 0) -> str:
     ps = passages_of(d)
-    return store.upsert(d, ps, vectors_for(ps, seed))
+    return store.upsert(d, ps, vectors_for(ps, seed), chunking=CHUNKING)
 
 
 def test_added_unchanged_replaced(store: ArchiveStore) -> None:
@@ -103,7 +104,7 @@ def test_failure_mid_upsert_leaves_the_old_document_intact(store: ArchiveStore) 
     ]
     # the duplicate passage id fails inside the transaction, after the old passages were deleted
     with pytest.raises(sqlite3.IntegrityError):
-        store.upsert(new, clash, vectors_for(clash))
+        store.upsert(new, clash, vectors_for(clash), chunking=CHUNKING)
     assert store.get_document("a") == old
     assert [p.text for p in store.passages_by_ids([p.id for p in passages_of(old)])] == [
         p.text for p in passages_of(old)
@@ -121,7 +122,7 @@ def test_vectors_of_the_wrong_shape_are_refused_before_writing(
     ps = passages_of(new)
     assert len(ps) == 1
     with pytest.raises(ValueError, match="one vector per passage"):
-        store.upsert(new, ps, np.zeros(shape, dtype=np.float32))
+        store.upsert(new, ps, np.zeros(shape, dtype=np.float32), chunking=CHUNKING)
     assert store.get_document("a") == old
 
 
@@ -129,21 +130,21 @@ def test_dimension_must_match_the_archive(store: ArchiveStore) -> None:
     put(store, doc("a", "Some text here."))
     d = doc("b", "Other text.")
     with pytest.raises(ValueError, match="Vectors have 4 dimensions; the archive uses 8"):
-        store.upsert(d, passages_of(d), np.zeros((1, 4), dtype=np.float32))
+        store.upsert(d, passages_of(d), np.zeros((1, 4), dtype=np.float32), chunking=CHUNKING)
 
 
 def test_passages_must_be_windows_of_the_document(store: ArchiveStore) -> None:
     d = doc("a", "Exact windows only.")
     bad = [Passage(id="a#0", doc_id="a", text="not in the text", start=0, end=5)]
     with pytest.raises(ValueError, match="is not a window of 'a'"):
-        store.upsert(d, bad, np.zeros((1, DIM), dtype=np.float32))
+        store.upsert(d, bad, np.zeros((1, DIM), dtype=np.float32), chunking=CHUNKING)
     assert store.count_documents() == 0
 
 
 def test_passages_by_ids_keeps_order_and_skips_unknown(store: ArchiveStore) -> None:
     d = doc("x", "Ünïcödé text — with “quotes” and 日本語 characters in it.")
     ps = passages_of(d, size=7)
-    store.upsert(d, ps, vectors_for(ps))
+    store.upsert(d, ps, vectors_for(ps), chunking=CHUNKING)
     wanted = [ps[3].id, "nope#1", ps[0].id, ps[2].id]
     assert store.passages_by_ids(wanted) == [ps[3], ps[0], ps[2]]
 
@@ -152,7 +153,7 @@ def test_vectors_are_reused_by_text_hash(store: ArchiveStore) -> None:
     d = doc("a", "Twelve chars" * 2)
     ps = passages_of(d)
     vectors = vectors_for(ps)
-    store.upsert(d, ps, vectors)
+    store.upsert(d, ps, vectors, chunking=CHUNKING)
     digest = hashlib.sha256(ps[0].text.encode()).hexdigest()
     found = store.vectors_for_text_hashes([digest, "0" * 64])
     assert list(found) == [digest]

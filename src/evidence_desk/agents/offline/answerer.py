@@ -1,21 +1,28 @@
 """The offline answerer: an extractive draft that quotes the best-supported sentences.
 
-For each sub-question (each side of a comparison on its own) it scores the sentences of
-the sources in that sub-question's window by key-term coverage weighted by rarity, the
-passage's retrieval score, and embedding similarity (computed for the best lexical
-candidates only, in one batch, so a warm answer stays fast). It quotes one sentence, or two
-when the second is nearly as good and adds terms, in a claim of the form
+For each sub-question (each side of a comparison on its own) it scores the sentences that
+may answer it by key-term coverage weighted by rarity, the passage's retrieval score, and
+embedding similarity (computed for the best lexical candidates only, in one batch, so a
+warm answer stays fast). A sentence may answer a sub-question with a window when its
+source is dated inside the window, or when its source is dated after the window (by at most
+`relative_date_reach_days`) and a date it gives relative to its document ("in early April",
+"last month": `docdates.py`) falls inside the window. It quotes one sentence, or two when
+the second is nearly as good and adds terms, in a claim of the form
 
     <source title> (<year>): "<sentence, verbatim>" [S2].
 
-The framing uses only the cited source's metadata (title, date year), so it introduces no
-number or name that the source does not carry. Quotes are exact substrings of the passage
-text (white-space runs collapsed); a sentence with a double quote inside is trimmed to its
-longest quote-free part of at least 8 words, or skipped. Every claim is checked against the
-grounding contract with the gate's own code (`trust.checks.check_claim`) before it is
-picked, so a draft never carries a sentence the gate would refuse (a quote cut away from a
-negation, a hidden character); such a candidate is passed over for the next best. When
-nothing clears the minimum score the draft is empty and the pipeline holds the run.
+or, when the quote dates something relative to its document, with the source's full date
+so a reader can resolve it: `<title> (August 28, 2017): "In early April, ..." [S1].`
+
+The framing uses only the cited source's metadata (title, its date as a whole), so it
+introduces no number or name that the source does not carry. Quotes are exact substrings of
+the passage text (white-space runs collapsed); a sentence with a double quote inside is
+trimmed to its longest quote-free part of at least 8 words, or skipped. Every claim is
+checked against the grounding contract with the gate's own code (`trust.checks.check_claim`)
+before it is picked, so a draft never carries a sentence the gate would refuse (a quote cut
+away from a negation, a hidden character); such a candidate is passed over for the next
+best. When nothing clears the minimum score the draft is empty and the pipeline holds the
+run.
 """
 
 from __future__ import annotations
@@ -23,12 +30,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from ...retrieval.embedder import Embedder
 from ...textutil import content_terms, sentence_spans, stem, term_in, unique, words
 from ...trust.checks import EvidenceSource, check_claim
 from ...trust.claims import split_claims
-from ...types import Draft, Plan, Source, SubQuestion
+from ...types import Draft, Plan, Source, SubQuestion, TimeWindow
+from .docdates import full_date, relative_windows
 from .evidence import (
     TOPICAL_STOPWORDS,
     EvidenceSentence,
@@ -115,15 +124,37 @@ class _Candidate:
     retrieval: float
 
 
-def in_window(source: Source, sq: SubQuestion) -> bool:
-    """True when the source may answer the sub-question: dated inside its window, if any."""
+RELATIVE_DATE_REACH_DAYS = 183  # the default of the `relative_date_reach_days` setting
+
+
+def _days_after(window: TimeWindow, day: str) -> int | None:
+    """Days from the window's end to `day` (an ISO date); None when either is not a date."""
+    try:
+        return (date.fromisoformat(day) - date.fromisoformat(window.end[:10])).days
+    except ValueError:
+        return None
+
+
+def eligible(quote: str, source: Source, sq: SubQuestion, reach_days: int) -> bool:
+    """True when `quote` (a sentence of `source`) may answer the sub-question.
+
+    Without a window, always. With one: when the source is dated inside it, or dated after
+    it by at most `reach_days` and the quote gives a date relative to its document that
+    lies inside the window ("In early April, ..." in an article of August 28 answers April).
+    An empty window (start after end) admits nothing.
+    """
     w = sq.window
     if w is None:
         return True
-    if not source.date:
+    if not source.date or w.start > w.end:
         return False
     day = source.date[:10]
-    return w.start <= day <= w.end
+    if w.start <= day <= w.end:
+        return True
+    after = _days_after(w, day)
+    if after is None or not 0 < after <= reach_days:
+        return False
+    return any(w.start <= r.start and r.end <= w.end for r in relative_windows(quote, day))
 
 
 def query_terms(sq: SubQuestion, plan: Plan) -> list[str]:
@@ -160,9 +191,11 @@ def _near_duplicate(a: _Candidate, b: _Candidate) -> bool:
     return bool(x | y) and len(x & y) / len(x | y) > 0.8
 
 
-def frame(source: Source) -> str:
+def frame(source: Source, full: bool = False) -> str:
     """The lead-in of a claim: the source's title and year, nothing it does not carry.
 
+    With `full`, the source's full date instead of its year ("August 28, 2017"), also when
+    the title carries the year: the date a relative date in the quote is read against.
     The title is made safe for the draft reader: quotation marks are dropped (no quote to
     verify; an apostrophe inside a word stays), brackets become parentheses (no citation
     marker), and a title of several sentences is joined with dashes (a claim is one
@@ -173,6 +206,9 @@ def frame(source: Source) -> str:
     title = re.sub(r"[?!]", "", title)
     parts = [title[a:b].rstrip(" .:;,") for a, b in sentence_spans(title)]
     title = " – ".join(p for p in parts if p)
+    day = full_date(source.date) if full else None
+    if day:
+        return f"{title} ({day})"
     year = source.date[:4] if source.date and source.date[:4].isdigit() else None
     if year and year not in title:
         return f"{title} ({year})"
@@ -191,8 +227,10 @@ def _accepted(text: str, evidence: dict[str, EvidenceSource]) -> bool:
 
 
 def claim_text(source: Source, quote: str) -> str:
-    """One claim sentence: framing, the verbatim quote in double quotes, the marker."""
-    return f'{frame(source)}: "{quote}" [{source.id}].'
+    """One claim sentence: framing, the verbatim quote in double quotes, the marker. The
+    framing names the full date when the quote dates something relative to its source."""
+    full = bool(relative_windows(quote, source.date))
+    return f'{frame(source, full)}: "{quote}" [{source.id}].'
 
 
 class OfflineAnswerer:
@@ -206,12 +244,16 @@ class OfflineAnswerer:
         idf: Idf | None = None,
         dense_candidates: int = 24,
         weights: Weights | None = None,
+        relative_date_reach_days: int = RELATIVE_DATE_REACH_DAYS,
     ) -> None:
-        """`dense_candidates` bounds the sentences scored (and embedded) per sub-question."""
+        """`dense_candidates` bounds the sentences scored (and embedded) per sub-question;
+        `relative_date_reach_days` is how long after a window a source may be dated and
+        still answer it through a relative date (see `eligible`)."""
         self._embedder = embedder
         self._idf = idf
         self._k = dense_candidates
         self._w = weights or Weights()
+        self._reach = relative_date_reach_days
 
     def answer(self, question: str, plan: Plan, sources: Sequence[Source]) -> Draft:
         sentences = evidence_sentences(sources)
@@ -245,17 +287,20 @@ class OfflineAnswerer:
     ) -> tuple[list[str], list[_Candidate]]:
         """(query terms, the best lexical candidates) for one sub-question."""
         terms = query_terms(sq, plan)
-        eligible = [s for s in sentences if in_window(by_id[s.source_id], sq)]
-        top = max((s.passage_score for s in eligible), default=0.0)
+        # The quote, not the whole sentence, must carry a relative date: it is what is shown.
+        quoted = [(s, quotable(s.text)) for s in sentences]
+        usable = [
+            (s, collapse(q).rstrip(_TRAILING))
+            for s, q in quoted
+            if q is not None and eligible(q, by_id[s.source_id], sq, self._reach)
+        ]
+        top = max((s.passage_score for s, _ in usable), default=0.0)
         total = sum(idf(t) for t in terms)
         pool: list[_Candidate] = []
-        for s in eligible:
-            quote = quotable(s.text)
-            if quote is None:
-                continue
+        for s, quote in usable:
             lex = sum(idf(t) * term_match(t, s.terms) for t in terms) / total if total > 0 else 0.0
             ret = s.passage_score / top if top > 0 else 0.0
-            pool.append(_Candidate(s, collapse(quote).rstrip(_TRAILING), lex, ret))
+            pool.append(_Candidate(s, quote, lex, ret))
         pool.sort(
             key=lambda c: (-(c.lexical + 0.3 * c.retrieval), c.sentence.source_id, c.sentence.order)
         )

@@ -28,7 +28,7 @@ from ...retrieval.embedder import Embedder
 from ...types import Plan, Source
 from ..base import ArchiveProfile, ClaimToAudit
 from ..outputs import answer_output, audit_output, plan_output
-from .answerer import OfflineAnswerer
+from .answerer import RELATIVE_DATE_REACH_DAYS, OfflineAnswerer
 from .auditor import OfflineAuditor
 from .planner import OfflinePlanner
 
@@ -70,9 +70,11 @@ def structured_request(request: Request) -> Iterator[None]:
 class OfflineEngine:
     """The rule-based planner, extractive answerer and calibrated auditor behind one model."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(
+        self, embedder: Embedder, relative_date_reach_days: int = RELATIVE_DATE_REACH_DAYS
+    ) -> None:
         self.planner = OfflinePlanner()
-        self.answerer = OfflineAnswerer(embedder)
+        self.answerer = OfflineAnswerer(embedder, relative_date_reach_days=relative_date_reach_days)
         self.auditor = OfflineAuditor(embedder)
 
     def respond(self, request: Request) -> BaseModel:

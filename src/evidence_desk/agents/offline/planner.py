@@ -1,15 +1,17 @@
 """The offline planner: a question becomes sub-questions, time windows and queries by rules.
 
 What it understands (see docs/auditor.md for the full list): years, months and days,
-decades, centuries, ranges, open bounds ("before 1800", "since 1990"), and people the
-archive profile knows. Two periods or two people joined by "and", "vs", "compared with"
-... make a comparison: one sub-question per side. An ambiguous name ("Roosevelt") gives one
-sub-question per window. A window the archive does not hold is still planned (coverage
-decides later); a person and a period that do not overlap give an empty window
-(start after end), which no document can fall in.
+decades, centuries, ranges, open bounds ("before 1800", "since 1990"), people the archive
+profile knows, a person's "first"/"last" address (one day: their first or last document
+date; `ordinals.py`), and relative dates read against the archive's own span ("this year"
+is the archive's last year, "recently" its last 2; `recent.py`). Two periods or two people
+joined by "and", "vs", "compared with" ... make a comparison: one sub-question per side. An
+ambiguous name ("Roosevelt") gives one sub-question per window. A window the archive does
+not hold is still planned (coverage decides later); a person and a period that do not
+overlap give an empty window (start after end), which no document can fall in.
 
-Not supported: relative dates ("last year", "recently"), events as dates ("the Civil
-War" stays a topic term), and "first"/"last" addresses.
+Not supported: events as dates ("the Civil War" stays a topic term); relative dates when
+the profile has no last date (they stay words).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from ...types import Plan, SubQuestion, TimeWindow
 from ..base import ArchiveProfile
 from .evidence import TOPICAL_STOPWORDS
 from .names import NameMatcher, NameMention
+from .ordinals import archive_days, bind_to_names, find_ordinals
+from .recent import recent_mentions
 from .timeexpr import COMPARISON_CUE, TimeMention, find_time_mentions, intersect
 
 MAX_SUBQUESTIONS = 4
@@ -55,6 +59,17 @@ _NO_IN = re.compile(
     r"^(?:before|after|since|from|between|until|till|up|through|prior|earlier|later|starting|beginning|the\s+(?:early|mid|late))\b",
     re.I,
 )
+
+
+@dataclass(frozen=True)
+class _Mentions:
+    """What the planner reads in a question before it builds sides."""
+
+    times: list[TimeMention]
+    names: list[NameMention]  # narrowed to one day where a "first"/"last" address belongs
+    dated_names: bool  # True when a "first"/"last" address narrowed some name
+    topic: str
+    key_terms: list[str]
 
 
 @dataclass(frozen=True)
@@ -245,28 +260,39 @@ class OfflinePlanner:
             self._matchers = cached
         return cached[1]
 
-    def _mentions(
-        self, question: str, profile: ArchiveProfile
-    ) -> tuple[list[TimeMention], list[NameMention], str, list[str]]:
-        """Time and name mentions, the topic phrase and the key terms of a question."""
-        times = find_time_mentions(question, self._ref_year(profile))
-        names = [
-            n
-            for n in self._matcher(profile).find(question)
-            if not any(t.start < n.end and n.start < t.end for t in times)
-        ]
+    def _mentions(self, question: str, profile: ArchiveProfile) -> _Mentions:
+        """Time and name mentions, the topic phrase and the key terms of a question.
+
+        A "first"/"last" address belongs to the nearest person named; with nobody named it
+        is the archive's first or last date, a time mention like any other.
+        """
+        ordinals = find_ordinals(question)
+        people = self._matcher(profile).find(question)
+        anchored = recent_mentions(question, profile.max_date)
+        if not people:
+            anchored += [
+                d
+                for d in archive_days(question, ordinals, profile)
+                if not any(t.start < d.end and d.start < t.end for t in anchored)
+            ]
+        anchored.sort(key=lambda t: t.start)
+        times = find_time_mentions(question, self._ref_year(profile), anchored)
+        names = [n for n in people if not any(t.start < n.end and n.start < t.end for t in times)]
+        names, bound = bind_to_names(question, ordinals, names)
         spans = [(t.start, t.end) for t in times] + [(n.start, n.end) for n in names]
-        topic, key_terms = _topic(question, spans)
-        return times, names, topic, key_terms
+        topic, key_terms = _topic(question, spans + [(o.start, o.end) for o in bound])
+        return _Mentions(times, names, bool(bound), topic, key_terms)
 
     def plan(self, question: str, profile: ArchiveProfile) -> Plan:
-        times, names, topic, key_terms = self._mentions(question, profile)
+        found = self._mentions(question, profile)
+        times, names, topic, key_terms = found.times, found.names, found.topic, found.key_terms
         sides, compared = _sides(question, times, names)
         subs = _subquestions(question, sides, compared, topic, names)
         if not subs:
             subs = [SubQuestion(text=question.strip())]
         windows = tuple(unique_windows(s.window for s in subs if s.window is not None))
-        kind = "comparison" if compared else ("temporal" if times else "factoid")
+        dated = bool(times) or found.dated_names
+        kind = "comparison" if compared else ("temporal" if dated else "factoid")
         return Plan(
             subquestions=tuple(subs),
             time_windows=windows,

@@ -14,12 +14,18 @@ Conventions (documented in docs/auditor.md):
 * "before X" / "prior to X" end the day before X starts; "until X" / "through X" end with
   X; "after X" starts the day after X ends; "since X" / "from X" start with X; open ends are
   0001-01-01 and 9999-12-31, not the archive's bounds: coverage decides later what is held.
+
+Expressions read against the archive rather than the calendar ("this year", "recently":
+`recent.py`; "the last State of the Union" with nobody named: `ordinals.py`) arrive as
+anchored mentions: they claim their words first, and ranges and open bounds apply to them
+too ("since last year").
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...types import TimeWindow
@@ -185,9 +191,12 @@ def _window(kind: str, m: re.Match[str], ref_year: int) -> TimeWindow | None:
 _THE_KINDS = frozenset({"century", "decade", "decade2"})
 
 
-def _raw_mentions(question: str, ref_year: int) -> list[TimeMention]:
-    taken: list[tuple[int, int]] = []
-    found: list[TimeMention] = []
+def _raw_mentions(
+    question: str, ref_year: int, anchored: Sequence[TimeMention]
+) -> list[TimeMention]:
+    # Invariant: no two mentions overlap; anchored ones hold their spans before any pattern.
+    taken: list[tuple[int, int]] = [(t.start, t.end) for t in anchored]
+    found: list[TimeMention] = list(anchored)
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(question):
             a, b = m.span()
@@ -298,13 +307,16 @@ def _open_bound(question: str, t: TimeMention) -> TimeMention:
     return t
 
 
-def find_time_mentions(question: str, ref_year: int) -> list[TimeMention]:
+def find_time_mentions(
+    question: str, ref_year: int, anchored: Sequence[TimeMention] = ()
+) -> list[TimeMention]:
     """All time expressions of `question`, in order, ranges and open bounds resolved.
 
     `ref_year` resolves two-digit decades ("the '30s"): the latest such decade that starts
-    no later than `ref_year`.
+    no later than `ref_year`. `anchored` are mentions other readers already resolved (they
+    must not overlap each other); their spans are not read again.
     """
-    joined = _join_ranges(question, _raw_mentions(question, ref_year))
+    joined = _join_ranges(question, _raw_mentions(question, ref_year, anchored))
     return [t if was_range else _open_bound(question, t) for t, was_range in joined]
 
 

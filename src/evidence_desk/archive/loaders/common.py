@@ -1,9 +1,13 @@
 """What every loader shares: decoding, the stored-text rule, dates, titles and metadata.
 
 The stored-text rule is the one invariant every quote check relies on: the stored text is
-the file's text decoded as UTF-8 (a leading BOM removed) with `\\r\\n` and `\\r` turned into
-`\\n`, and nothing else changed. `build_document` is the only place a `Document` is made,
-so the SHA-256 and the ingest timestamp are computed the same way for every format.
+what a reader of the document sees, and quotes, passages and offsets all refer to it. It is
+decoded as UTF-8 (a leading BOM removed) with `\\r\\n` and `\\r` turned into `\\n`. Plain
+text, JSON Lines records and PDF pages are stored as they are; markup is rendered to plain
+text first: markdown by `archive/render.py`, HTML by the HTML loader, each with the links
+it found (`Document.links`, offsets into the stored text). `build_document` is the only
+place a `Document` is made, so the SHA-256, the ingest timestamp and the loader version are
+recorded the same way for every format.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 
-from ...types import Document, PageSpan
+from ...types import Document, Link, PageSpan
 from ..hashing import sha256_text, utc_now
 from ..results import LoadError
 
@@ -133,10 +137,16 @@ def build_document(
     url: str | None = None,
     meta: Mapping[str, str] | None = None,
     pages: tuple[PageSpan, ...] = (),
+    links: tuple[Link, ...] = (),
+    loader_version: str = "",
 ) -> Document:
-    """The one constructor of archive documents: validates the text, hashes it, stamps it."""
+    """The one constructor of archive documents: validates the text, hashes it, stamps it
+    with the time and the version of the loader that made it (every loader passes its own,
+    from `versions.py`; a document built by hand has none)."""
     if not text.strip():
         raise LoadError("empty text")
+    if any(text[link.start : link.end] != link.text for link in links):
+        raise ValueError(f"a link of {doc_id!r} is not a window of its text")
     try:
         digest = sha256_text(text)
     except UnicodeEncodeError:
@@ -151,5 +161,7 @@ def build_document(
         ingested_at=utc_now(),
         text=text,
         pages=pages,
+        links=links,
+        loader_version=loader_version,
         meta=dict(meta or {}),
     )

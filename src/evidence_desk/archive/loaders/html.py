@@ -1,5 +1,9 @@
 """HTML pages (.html, .htm): the main text, as trafilatura extracts it, is the document.
 
+trafilatura finds the main content (with links on); its element tree is written as plain
+text by `htmltree.py`: headings, paragraphs, list items and table rows on their own lines,
+no markup, each link's text in the text and its target in `Document.links`.
+
 A page is hostile data. It is parsed, never rendered: no script runs, and nothing it
 references (scripts, images, frames, links, redirects) is fetched. trafilatura is handed the
 decoded markup only, never a URL, so its date finder has nothing to download.
@@ -19,6 +23,8 @@ from typing import Any
 from ...types import Document
 from ..results import LoadError
 from .common import build_document, decode_text, normalise_date, normalise_newlines
+from .htmltree import render_tree
+from .versions import LOADER_VERSIONS
 
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
 _DATE_PARAMS = {"original_date": True, "extensive_search": False}
@@ -64,6 +70,8 @@ def _extract(markup: str) -> tuple[Any, str | None]:
         with_metadata=True,
         include_comments=False,
         include_tables=True,
+        include_links=True,
+        include_formatting=True,
         deduplicate=False,
         date_extraction_params=dict(_DATE_PARAMS),
     )
@@ -79,8 +87,9 @@ def _clean(value: object) -> str | None:
 
 def load_html(path: Path, doc_id: str) -> Document:
     extracted, canonical = _extract(decode_html(path.read_bytes()))
-    text = normalise_newlines(getattr(extracted, "text", None) or "")
-    if extracted is None or not text.strip():
+    body = getattr(extracted, "body", None)
+    rendered = render_tree(body) if body is not None else None
+    if rendered is None or not rendered.text:
         raise LoadError("no main text found in the page")
     meta = {
         key: value
@@ -95,9 +104,11 @@ def load_html(path: Path, doc_id: str) -> Document:
         url = None
     return build_document(
         doc_id,
-        text,
+        rendered.text,
         _clean(getattr(extracted, "title", None)) or path.stem,
         date=normalise_date(getattr(extracted, "date", None)),
         url=url,
         meta=meta,
+        links=rendered.links,
+        loader_version=LOADER_VERSIONS["html"],
     )

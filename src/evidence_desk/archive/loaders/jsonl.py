@@ -23,6 +23,7 @@ from .common import (
     normalise_date,
     normalise_newlines,
 )
+from .versions import LOADER_VERSIONS
 
 _KNOWN = ("id", "text", "title", "date", "url")
 
@@ -63,7 +64,16 @@ def record_to_document(record: object) -> Loaded:
         meta["url_raw"] = url
         url = None
     title = _optional_str(record, "title") or first_line_title(text, doc_id)
-    return Loaded(build_document(doc_id, text, title, date=date, url=url, meta=meta))
+    document = build_document(
+        doc_id,
+        text,
+        title,
+        date=date,
+        url=url,
+        meta=meta,
+        loader_version=LOADER_VERSIONS["jsonl"],
+    )
+    return Loaded(document)
 
 
 def iter_jsonl(path: Path) -> Iterator[LoadResult]:

@@ -2,15 +2,19 @@
 
 Front matter is a block that opens with a `---` line at the top of the file (blank lines
 before it are allowed) and closes with the next `---` or `...` line; it is parsed with
-`yaml.safe_load` and must be a mapping. The stored text is the body after the block, kept
-exactly (the front matter itself is never quoted from).
+`yaml.safe_load` and must be a mapping. The stored text is the body after the block rendered
+to the plain text a reader of the published page sees (`archive/render.py`: no markup, link
+texts kept and their urls in `Document.links`); the front matter itself is never quoted from.
+A body that renders to nothing (only template tags, say) is skipped like an empty one.
 
-Metadata (HTML entities decoded, e.g. `Q&amp;A` -> `Q&A`): `title`; `date` normalised to
+Metadata (HTML entities decoded, e.g. `Q&amp;A` -> `Q&A`): `title`, its inline markdown
+rendered too (`**New:** *x*` -> `New: x`); `date` normalised to
 `YYYY-MM-DD` (a timestamp keeps the calendar date as written, the offset is not applied;
 an unrecognised value is kept in `meta["date_raw"]`); `url` from the first absolute http(s)
 value among `url`, `permalink`, `canonical_url`, `canonical`, `source_url`; `author`/`authors`
 into `meta["author"]`; every other scalar or list of scalars into `meta` as a string.
-Without front matter: title from the first heading or line, date from the file name.
+Without front matter: title from the first heading (rendered) or the first line of the
+rendered text, date from the file name.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 import yaml
 
 from ...types import Document
+from ..render import render_inline, render_markdown
 from ..results import LoadError
 from .common import (
     build_document,
@@ -32,6 +37,7 @@ from .common import (
     flatten_meta,
     normalise_date,
 )
+from .versions import LOADER_VERSIONS
 
 URL_KEYS = ("url", "permalink", "canonical_url", "canonical", "source_url")
 _OPEN = re.compile(r"\A(?:[ \t]*\n)*---[ \t]*\n")
@@ -62,11 +68,13 @@ def split_front_matter(text: str) -> tuple[dict[str, Any] | None, str]:
     return data, text[closing.end() :]
 
 
-def _markdown_title(body: str, fallback: str) -> str:
+def _markdown_title(body: str, rendered: str, fallback: str) -> str:
     heading = _HEADING.search(body)
     if heading:
-        return heading[1]
-    return first_line_title(body, fallback)
+        title = render_inline(heading[1])
+        if title:
+            return title
+    return first_line_title(rendered, fallback)
 
 
 def _url(front: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -79,14 +87,21 @@ def _url(front: dict[str, Any]) -> tuple[str | None, str | None]:
 
 def load_markdown(path: Path, doc_id: str) -> Document:
     front, body = split_front_matter(decode_text(path.read_bytes()))
+    rendered = render_markdown(body)
+    version = LOADER_VERSIONS["markdown"]
     if front is None:
         return build_document(
-            doc_id, body, _markdown_title(body, path.stem), date=date_from_name(path.name)
+            doc_id,
+            rendered.text,
+            _markdown_title(body, rendered.text, path.stem),
+            date=date_from_name(path.name),
+            links=rendered.links,
+            loader_version=version,
         )
-    if not body.strip():
+    if not rendered.text:
         raise LoadError("no text after the front matter")
     raw_title = front.get("title")
-    title = html.unescape(str(raw_title)).strip() if raw_title not in (None, "") else ""
+    title = render_inline(str(raw_title)) if raw_title not in (None, "") else ""  # entities too
     url, url_key = _url(front)
     meta = {
         key: html.unescape(value)
@@ -97,9 +112,11 @@ def load_markdown(path: Path, doc_id: str) -> Document:
         meta["date_raw"] = str(front.get("date"))
     return build_document(
         doc_id,
-        body,
-        title or _markdown_title(body, path.stem),
+        rendered.text,
+        title or _markdown_title(body, rendered.text, path.stem),
         date=date or date_from_name(path.name),
         url=url,
         meta=meta,
+        links=rendered.links,
+        loader_version=version,
     )

@@ -19,6 +19,7 @@ from typing import Any
 from ...types import Document, PageSpan
 from ..results import LoadError
 from .common import build_document, first_line_title, normalise_newlines
+from .versions import LOADER_VERSIONS
 
 PAGE_SEPARATOR = "\n\n"
 
@@ -104,4 +105,5 @@ def load_pdf(path: Path, doc_id: str) -> Document:
         date=date,
         meta=meta,
         pages=tuple(spans),
+        loader_version=LOADER_VERSIONS["pdf"],
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ...types import Document
 from .common import build_document, date_from_name, decode_text, first_line_title
+from .versions import LOADER_VERSIONS
 
 
 def load_text(path: Path, doc_id: str) -> Document:
@@ -19,4 +20,5 @@ def load_text(path: Path, doc_id: str) -> Document:
         text,
         first_line_title(text, path.stem),
         date=date_from_name(path.name),
+        loader_version=LOADER_VERSIONS["text"],
     )

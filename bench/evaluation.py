@@ -7,13 +7,14 @@ bench prints, metric by metric:
   learned the question's subject (figures recorded in `bench/data/evaluation_before.json`
   by running that commit's `evidence-desk eval` on the same questions; the digital.gov
   archive then stored raw markdown);
-* **BM25** — a plain baseline: the best BM25 passage for the question (no time filter, no
-  embedding, no coverage) and its two sentences that share the most IDF-weighted question
-  terms, published as the answer. It never abstains;
+* **BM25** — a plain baseline on the archive as it is stored now: the best BM25 passage
+  for the question (no time filter, no embedding, no coverage) and its two sentences that
+  share the most IDF-weighted question terms, published as the answer. It never abstains;
 * **now** — the desk as it is.
 
-`--fusions` adds the earlier comparison of reciprocal-rank fusion with score fusion (the
-default) on the same sets.
+Latency is left to `bench.ask`: the recorded figures of the commit before were taken while
+other jobs shared the machine. `--fusions` adds the earlier comparison of reciprocal-rank
+fusion with score fusion (the default) on the same sets.
 
 Run: `python -m bench.evaluation --sample-home DIR --digitalgov-home DIR2` where DIR holds
 the ingested sample (`evidence-desk --data-dir DIR ingest --sample sotu`) and DIR2 the
@@ -36,6 +37,7 @@ from typing import Any
 
 from evidence_desk.desk import Desk
 from evidence_desk.evaluation.questions import Question, bundled_questions
+from evidence_desk.evaluation.report import format_value
 from evidence_desk.evaluation.runner import source_markup
 from evidence_desk.settings import Settings
 from evidence_desk.textutil import content_terms, sentence_spans
@@ -54,7 +56,6 @@ KEYS = (
     "out_of_coverage_published",
     "published_quotes_verbatim_rate",
     "published_answers_with_markup",
-    "latency_ms_p50",
 )
 
 
@@ -122,7 +123,6 @@ def bm25_baseline(desk: Desk, questions: list[Question]) -> dict[str, Any]:
         "out_of_coverage_published": sum(bool(a) for _, a, _ in ooc),
         "published_quotes_verbatim_rate": None,
         "published_answers_with_markup": sum(bool(source_markup(a)) for _, a, _ in items if a),
-        "latency_ms_p50": None,
     }
 
 
@@ -160,14 +160,6 @@ def run_set(home: Path, name: str) -> dict[str, Any]:
     }
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample-home", "--home", dest="sample_home", type=Path)
@@ -199,7 +191,9 @@ def main() -> None:
     header = " ".join(f"{name[:5] + ' ' + col:>15}" for name, col in columns)
     print(f"{'metric':<32} {header}")
     for key in KEYS:
-        cells = " ".join(f"{_cell(results[name][col].get(key)):>15}" for name, col in columns)
+        cells = " ".join(
+            f"{format_value(results[name][col].get(key), '–'):>15}" for name, col in columns
+        )
         print(f"{key:<32} {cells}")
     for name in results:
         now = results[name]["now"]

@@ -125,6 +125,7 @@ class DeskArchive:
         return ArchiveStats(
             num_passages=index.count,
             doc_freq=index.doc_freq,
+            phrase_freq=index.phrase_freq,
             docs_in_window=self.docs_in_window,
         )
 

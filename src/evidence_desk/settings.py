@@ -149,7 +149,7 @@ class Settings(BaseSettings):
         "selected passage, or the run is outside coverage (docs/calibration.md).",
     )
     common_zipf: float = Field(
-        3.0,
+        2.5,
         description="A lower-case key term whose English word frequency (wordfreq Zipf "
         "scale) is at least this is a common word a reader may use for the text's own, and "
         "is never required by the coverage check; rarer words are (0 turns the lower-case "

@@ -9,6 +9,7 @@ requests is lifted only here, and only these loopback servers ever answer.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,14 @@ from evidence_desk.testing.fakeproviders import Protocol
 
 
 def write_doc(folder: Path, name: str, title: str, date: str, text: str) -> None:
-    url = f"https://example.org/{name.removesuffix('.md')}"
+    """A markdown file with front matter, or for `*.jsonl` one JSONL record, whose text is
+    stored exactly as written (markdown is rendered, which would drop tag look-alikes)."""
+    stem = name.removesuffix(".md").removesuffix(".jsonl")
+    url = f"https://example.org/{stem}"
+    if name.endswith(".jsonl"):
+        record = {"id": stem, "title": title, "date": date, "url": url, "text": text}
+        (folder / name).write_text(json.dumps(record) + "\n", encoding="utf-8")
+        return
     front = f"---\ntitle: {title}\ndate: {date}\nurl: {url}\n---\n\n"
     (folder / name).write_text(front + text + "\n", encoding="utf-8")
 

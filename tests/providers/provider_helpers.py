@@ -45,8 +45,9 @@ DOCS = {
     ),
 }
 
+# A JSONL record, so its text (tag look-alikes included) is stored exactly as written.
 INJECTION = (
-    "injection-memo.md",
+    "injection-memo.jsonl",
     "Canal tolls memo",
     "1826-03-01",
     "The Erie Canal collected tolls on every boat that used it in 1826. "

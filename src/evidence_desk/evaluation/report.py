@@ -10,9 +10,10 @@ from rich.markup import escape
 from rich.table import Table
 
 
-def _fmt(value: Any) -> str:
+def format_value(value: Any, missing: str = "n/a") -> str:
+    """A report value as text: floats to three places, None as `missing`."""
     if value is None:
-        return "n/a"
+        return missing
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value)
@@ -39,5 +40,5 @@ def render_report(report: Mapping[str, Any], console: Console) -> None:
     console.print("\nSummary")
     for key, value in summary.items():
         if isinstance(value, dict):
-            value = ", ".join(f"{k} {_fmt(v)}" for k, v in value.items())
-        console.print(f"  {key:>32}: {_fmt(value)}")
+            value = ", ".join(f"{k} {format_value(v)}" for k, v in value.items())
+        console.print(f"  {key:>32}: {format_value(value)}")

@@ -7,10 +7,9 @@ one of which puts a run OUTSIDE_COVERAGE:
    archive holds no document dated inside it.
 2. **Subject.** A distinctive term of the question (`retrieval/subject.py`: a code-like
    token such as `WCAG 3.0` or `login.gov`, a multi-word name, or a key term that is
-   capitalised or uncommon in English) is not in the selected evidence: the retrieved text
-   is about someone or something else. Code-like tokens and names are always required;
-   a single distinctive word is required when it is also rare in the archive (in at most
-   `rare_term_max_df` of its passages). A word counts as found when a selected passage or
+   capitalised or uncommon in English) is rare in the archive (as a word or a phrase, in at
+   most `rare_term_max_df` of its passages) and not in the selected evidence: the retrieved
+   text is about someone or something else. A word counts as found when a selected passage or
    title contains it or a word sharing its stem's first four or more letters. A common
    English word is left to the score: a reader's paraphrase ("surrender" for "gave up")
    must not stop a run. The reason names the missing term.
@@ -32,6 +31,7 @@ from urllib.parse import urlsplit
 from ..textutil import content_terms, stem, stem_terms, term_in, unique, words
 from ..types import Coverage, Hit, Plan, Source, TimeWindow
 from .subject import (
+    NAME_SPAN_EXTRA,
     SubjectTerm,
     capitalised_words,
     close_together,
@@ -52,6 +52,9 @@ class ArchiveStats:
     num_passages: int
     doc_freq: Callable[[str], int]
     docs_in_window: Callable[[TimeWindow], int]
+    # Passages holding stems in order, at most `slop` words apart; None: not known, and
+    # every code-like token and name is then taken to be rare.
+    phrase_freq: Callable[[Sequence[str], int], int] | None = None
 
 
 def idf(df: int, n: int) -> float:
@@ -103,6 +106,18 @@ def _bags(sources: Sequence[Source]) -> list[_Bag]:
     return bags
 
 
+def _common_phrase(
+    term: SubjectTerm, stems: Sequence[str], stats: ArchiveStats, most: float
+) -> bool:
+    """True when the archive holds the term as a phrase in more than `most` passages: a
+    thing it writes about often ("digital.gov" in its own articles), which a question's
+    evidence need not repeat. A name's words may stand `NAME_SPAN_EXTRA` words apart."""
+    if stats.phrase_freq is None:
+        return False
+    slop = 0 if term.kind == "code" else NAME_SPAN_EXTRA
+    return stats.phrase_freq(stems, slop) > most
+
+
 def _found(term: SubjectTerm, bags: Sequence[_Bag]) -> bool:
     if term.kind == "code":
         return any(in_order(term.parts, toks) for bag in bags for toks in bag.token_runs)
@@ -139,10 +154,10 @@ def missing_subject_terms(
     covered_words: set[str] = set()
     for term in unique_terms([*code_terms(question), *name_terms(question)]):
         covered_words |= set(term.parts) | {stem(p) for p in term.parts}
-        if _found(term, bags):
+        stems = [stem(p) for p in term.parts] if term.kind == "code" else list(term.parts)
+        if _found(term, bags) or _common_phrase(term, stems, stats, rule.rare_term_max_df * n):
             continue
         missing.append(term.surface)
-        stems = [stem(p) for p in term.parts] if term.kind == "code" else list(term.parts)
         if any(stats.doc_freq(s) == 0 for s in stems if not s.isdigit()):
             never.append(term.surface)
     capitals = capitalised_words(question)

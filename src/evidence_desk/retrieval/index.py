@@ -235,6 +235,10 @@ class HybridIndex:
         """Passages whose text holds this stemmed term."""
         return self.lexical.doc_freq(term)
 
+    def phrase_freq(self, stems: Sequence[str], slop: int = 0) -> int:
+        """Passages whose text holds these stemmed terms in order (`slop` words apart)."""
+        return self.lexical.phrase_freq(stems, slop)
+
     # ------------------------------------------------------------------ search
 
     def search(

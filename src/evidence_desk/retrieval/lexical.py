@@ -139,6 +139,18 @@ class LexicalIndex:
             return 0
         return int(self._searcher.doc_freq("text", term))
 
+    def phrase_freq(self, stems: Sequence[str], slop: int = 0) -> int:
+        """Passages whose text holds these stemmed terms in this order, with at most `slop`
+        other words between them."""
+        terms: list[str | tuple[int, str]] = [t for t in stems if t]
+        if not terms:
+            return 0
+        if len(terms) == 1:
+            return self.doc_freq(str(terms[0]))
+        query = tantivy.Query.phrase_query(self._schema, "text", terms, slop=slop)
+        found = self._searcher.search(query, limit=1, count=True)
+        return int(getattr(found, "count", 0) or 0)  # the stub omits `count`
+
     def search(
         self, query: str, k: int, ranges: Sequence[DayRange] = ()
     ) -> list[tuple[int, float]]:

@@ -12,8 +12,9 @@ reader's own words:
   of the names its words belong to. Always required: a reader who types a
   version number means that version.
 * **name** — two or more capitalised words in a row (`Federal Chatbot Council`, `Department
-  of Veterans Affairs`; joined by `of`, `for`, `the`, `on`, but not `and`, which more often
-  joins two names than stands inside one). All its content words must occur close together
+  of Veterans Affairs`; joined by `of` and `the`, not by `and` or `for`, which more often
+  join two names, or a title and a name, than stand inside one; a possessive ends a name:
+  `Census Bureau's CitySDK` is two). All its content words must occur close together
   (within `NAME_SPAN_EXTRA` words more than the name has, in any order) in one selected
   passage, its source's title or one of the names its words belong to (speaker, author).
   Archives often hold every word of a name that does not exist ("federal", "chatbot",
@@ -51,7 +52,7 @@ _FRAME = frozenset(
     june july august september october november december monday tuesday wednesday thursday
     friday saturday sunday""".split()
 )
-_NAME_JOINERS = frozenset({"of", "for", "the", "on"})
+_NAME_JOINERS = frozenset({"of", "the"})
 # Adjectives of nationality: capitalised, but they describe the name after them ("the
 # Soviet Sputnik satellite" names Sputnik, which a text may mention without "Soviet").
 _DEMONYMS = frozenset(
@@ -150,9 +151,14 @@ def name_terms(question: str) -> list[SubjectTerm]:
             run.pop(0)
         while run and run[-1].group(0).lower() in _NAME_JOINERS:
             run.pop()
-        content = [m.group(0) for m in run if m.group(0).lower() not in _NAME_JOINERS]
+        content = [
+            re.sub(r"['’]s?$", "", m.group(0))
+            for m in run
+            if m.group(0).lower() not in _NAME_JOINERS
+        ]
         if len(content) >= 2:
-            surface = question[run[0].start() : run[-1].end()].rstrip(".")
+            surface = re.sub(r"['’]s?$", "", question[run[0].start() : run[-1].end()])
+            surface = surface.rstrip(".")
             parts = tuple(dict.fromkeys(stem(w) for w in words(" ".join(content))))
             out.append(SubjectTerm(surface, "name", parts))
         run.clear()
@@ -165,6 +171,8 @@ def name_terms(question: str) -> list[SubjectTerm]:
         capital = word[0].isupper() and not (i == 0 or low in _FRAME)
         if (capital and low not in STOPWORDS) or (run and low in _NAME_JOINERS and word.islower()):
             run.append(m)
+            if re.search(r"['’]s?$", word):
+                close()  # "Kublai's Chinese advisers": a possessive ends the name
         else:
             close()
     close()

@@ -128,3 +128,22 @@ def test_the_frame_keeps_the_year_without_a_relative_date() -> None:
 def test_sources_inside_the_window_still_answer_without_a_relative_date() -> None:
     draft = _answer([_source(PLAIN, "2017-04-12")])
     assert draft.startswith('Login news (2017): "GSA launched')
+
+
+def test_a_quote_that_names_another_year_is_framed_without_a_date() -> None:
+    # The contract reads a framing year as dating the quote: "(2025)" before "By 2021, ..."
+    # would fail; the title alone passes.
+    text = "By 2021, the site had accumulated more than 200,000 pages of content."
+    source = _source(text, "2025-01-02", title="Rebuilding CDC.gov")
+    claim = claim_text(source, text.rstrip("."))
+    assert claim.startswith('Rebuilding CDC.gov: "By 2021')
+    (parsed,) = split_claims(claim)
+    checks, _ = check_claim(parsed, {"S1": EvidenceSource.from_passages(source)})
+    assert checks.passed, checks
+    dated = f'Rebuilding CDC.gov (2025): "{text.rstrip(".")}" [S1].'
+    (parsed,) = split_claims(dated)
+    assert not check_claim(parsed, {"S1": EvidenceSource.from_passages(source)})[0].passed
+    same = _source("In 2025 the site was rebuilt from scratch.", "2025-01-02")
+    assert claim_text(same, "In 2025 the site was rebuilt from scratch").startswith(
+        "Login news (2025)"
+    )

@@ -70,3 +70,12 @@ def test_doc_freq_uses_the_same_stemmer_as_textutil(lexical: LexicalIndex) -> No
 def test_open_rejects_a_directory_without_an_index(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="No search index"):
         LexicalIndex.open(tmp_path)
+
+
+def test_phrase_freq_counts_terms_in_order(lexical: LexicalIndex) -> None:
+    assert lexical.phrase_freq(["bank", "fail"]) == 1
+    assert lexical.phrase_freq(["fail", "bank"]) == 0  # order counts
+    assert lexical.phrase_freq(["economi", "bank"]) == 0
+    assert lexical.phrase_freq(["economi", "bank"], slop=2) == 1  # "economy grew and banks"
+    assert lexical.phrase_freq(["economi"]) == lexical.doc_freq("economi") == 2
+    assert lexical.phrase_freq([]) == 0

@@ -44,10 +44,16 @@ def hit(text: str = TEXT) -> Hit:
     return Hit(passage=passage, score=1.0, dense_score=0.9)
 
 
-def stats(df: dict[str, int] | None = None, n: int = 10_000) -> ArchiveStats:
+def stats(
+    df: dict[str, int] | None = None, n: int = 10_000, phrases: dict[str, int] | None = None
+) -> ArchiveStats:
     found = df or {}
+    counts = phrases or {}
     return ArchiveStats(
-        num_passages=n, doc_freq=lambda t: found.get(t, 0), docs_in_window=lambda w: 5
+        num_passages=n,
+        doc_freq=lambda t: found.get(t, 0),
+        docs_in_window=lambda w: 5,
+        phrase_freq=lambda stems, slop: counts.get(" ".join(stems), 0),
     )
 
 
@@ -57,7 +63,7 @@ def judge(question: str, key_terms: tuple[str, ...], *, zipf: float = 3.0, **kw:
         plan(key_terms),
         [hit()],
         [src],  # type: ignore[list-item]
-        stats(kw.pop("df", None)),  # type: ignore[arg-type]
+        stats(kw.pop("df", None), phrases=kw.pop("phrases", None)),  # type: ignore[arg-type]
         floor=0.1,
         rare_term_max_df=0.001,
         question=question,
@@ -101,6 +107,8 @@ def test_code_terms(question: str, expected: list[tuple[str, tuple[str, ...]]]) 
         ("What Did The Department Of Veterans Affairs Launch In 2019?", []),
         ("In March 2019, which agency won?", []),
         ("How did Obama talk about the Soviet Sputnik satellite?", []),  # an adjective
+        ("Where did the Census Bureau's CitySDK launch?", ["Census Bureau"]),
+        ("Who is the General Manager for the Broncos?", ["General Manager"]),
         (
             "What did the Department of Government Efficiency (DOGE) do?",
             ["Department of Government Efficiency"],
@@ -199,3 +207,17 @@ def test_a_name_in_one_passage_is_covered_and_source_names_count() -> None:
     by = source(names=("Amy Ashida",))
     cov = judge("What did Amy Ashida write about chatbot pilots?", ("chatbot",), src=by)
     assert cov.covered, cov.reason
+
+
+def test_a_code_term_the_archive_writes_about_often_need_not_be_in_the_evidence() -> None:
+    q = "What did digital.gov advise about security keys?"
+    assert not judge(q, ("advis", "secur", "key")).covered  # rare as a phrase: required
+    common = judge(q, ("advis", "secur", "key"), phrases={"digit gov": 500})
+    assert common.covered, common.reason
+
+
+def test_a_name_the_archive_holds_often_need_not_be_in_the_evidence() -> None:
+    q = "What did the Digital Analytics Program report on security keys?"
+    assert not judge(q, ("report", "secur", "key")).covered
+    common = judge(q, ("report", "secur", "key"), phrases={"digit analyt program": 120})
+    assert common.covered, common.reason

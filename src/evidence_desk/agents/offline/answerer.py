@@ -191,11 +191,12 @@ def _near_duplicate(a: _Candidate, b: _Candidate) -> bool:
     return bool(x | y) and len(x & y) / len(x | y) > 0.8
 
 
-def frame(source: Source, full: bool = False) -> str:
+def frame(source: Source, full: bool = False, dated: bool = True) -> str:
     """The lead-in of a claim: the source's title and year, nothing it does not carry.
 
     With `full`, the source's full date instead of its year ("August 28, 2017"), also when
     the title carries the year: the date a relative date in the quote is read against.
+    Without `dated`, the title alone.
     The title is made safe for the draft reader: quotation marks are dropped (no quote to
     verify; an apostrophe inside a word stays), brackets become parentheses (no citation
     marker), and a title of several sentences is joined with dashes (a claim is one
@@ -206,6 +207,8 @@ def frame(source: Source, full: bool = False) -> str:
     title = re.sub(r"[?!]", "", title)
     parts = [title[a:b].rstrip(" .:;,") for a, b in sentence_spans(title)]
     title = " – ".join(p for p in parts if p)
+    if not dated:
+        return title
     day = full_date(source.date) if full else None
     if day:
         return f"{title} ({day})"
@@ -226,9 +229,17 @@ def _accepted(text: str, evidence: dict[str, EvidenceSource]) -> bool:
     return checks.model_copy(update={"model_directed_sources": ()}).passed
 
 
+_YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(1[6-9]\d\d|20\d\d)(?!\d|[,.]\d)")
+
+
 def claim_text(source: Source, quote: str) -> str:
     """One claim sentence: framing, the verbatim quote in double quotes, the marker. The
-    framing names the full date when the quote dates something relative to its source."""
+    framing names the full date when the quote dates something relative to its source,
+    and no date when the quote names a year other than its source's ("By 2021, ..." in a
+    2025 article): the grounding contract reads a framing date as dating the quote."""
+    own = source.date[:4] if source.date else None
+    if set(_YEAR.findall(quote)) - {own}:
+        return f'{frame(source, dated=False)}: "{quote}" [{source.id}].'
     full = bool(relative_windows(quote, source.date))
     return f'{frame(source, full)}: "{quote}" [{source.id}].'
 

@@ -264,7 +264,7 @@ def main() -> None:
         }
     if args.digitalgov_home:
         archives["digitalgov"] = digitalgov_rows(args.digitalgov_home)
-    floors = [round(0.20 + 0.02 * i, 2) for i in range(21)]
+    floors = [round(0.20 + 0.01 * i, 2) for i in range(41)]
     choice = choose(archives, floors, Settings().coverage_floor)
     z, f = choice["chosen"]["common_zipf"], choice["chosen"]["floor"]
     report: dict[str, Any] = {

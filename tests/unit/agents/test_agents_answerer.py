@@ -7,7 +7,12 @@ import re
 import pytest
 from agents_helpers import BagOfWordsEmbedder, full_text, profile, sotu_sources, source_from_text
 
-from evidence_desk.agents.offline.answerer import OfflineAnswerer, frame
+from evidence_desk.agents.offline.answerer import (
+    OfflineAnswerer,
+    expected_answer,
+    frame,
+    holds_answer_type,
+)
 from evidence_desk.agents.offline.evidence import collapse, quotable
 from evidence_desk.agents.offline.planner import OfflinePlanner
 from evidence_desk.trust.checks import EvidenceSource, check_draft
@@ -186,3 +191,63 @@ def test_a_candidate_the_gate_would_refuse_is_passed_over() -> None:
     draft = answerer.answer("What about the harbor ships?", plan, [source]).text
     assert draft and "\u200b" not in draft  # the best match hides a character: not quoted
     assert "The navy requires a deep harbor" in draft
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Which bill did the president ask Congress to pass?", "law"),
+        ("What act did Congress pass in 1964?", "law"),
+        ("Who would lead the war on fraud?", "name"),
+        ("Which treaty ended the war?", "name"),
+        ("How much money was proposed for hydrogen cars?", "number"),
+        ("When did GSA say it would enforce HTTPS?", "number"),
+        ("What did the president say about gold in California?", None),
+    ],
+)
+def test_expected_answer_names_the_kind_a_question_asks_for(question: str, kind: str) -> None:
+    assert expected_answer(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind", "holds"),
+    [
+        ("So pass the Junk Fee Prevention Act so companies stop ripping us off.", "law", True),
+        ("I signed the Freedom of Information Act into law.", "law", True),
+        ("We have written a bill to stop it all.", "law", False),
+        ("Surprise medical bills [from; White House correction] were stopped.", "law", False),
+        ("Tonight I propose $1.2 billion in research funding.", "number", True),
+        ("It will be done within a decade.", "number", True),
+        ("Read 18F's blog post on preloading.", "number", False),
+        ("the war on fraud to be led by our great Vice President", "name", True),
+        ("the war on fraud will be led by someone", "name", False),
+    ],
+)
+def test_holds_answer_type(sentence: str, kind: str, holds: bool) -> None:
+    assert holds_answer_type(sentence, kind) is holds
+
+
+FEES = (
+    "We're going to ban surprise resort fees that hotels charge on your bill. "
+    "Those surprise resort fees can cost families up to ninety dollars a night at hotels. "
+    "So pass the Junk Fee Prevention Act so hotels stop their surprise charges. "
+    "The Fee Schedule Act was repealed long ago by a different assembly of the state."
+)
+FEE_PLAN = Plan(
+    subquestions=(),
+    queries=("bill surprise resort fees",),
+    key_terms=("bill", "surprise", "charges", "resort", "fees", "hotels"),
+)
+
+
+def test_a_question_for_a_law_is_answered_with_the_sentence_that_names_it() -> None:
+    answerer = OfflineAnswerer(BagOfWordsEmbedder())
+    question = "Which bill would end the surprise resort fees hotels charge?"
+    draft = answerer.answer(question, FEE_PLAN, [source_from_text(FEES)]).text
+    quotes = [q for c in split_claims(draft) for q in c.quotes]
+    assert quotes[0].startswith("We're going to ban surprise resort fees")  # the best match
+    assert any("Junk Fee Prevention Act" in q for q in quotes)  # and the one naming the Act
+    assert not any("Fee Schedule Act" in q for q in quotes)  # below the floor: not quoted
+    # Asked without wanting a name, the lower-scoring sentence stays out.
+    plain = answerer.answer("What about surprise resort fees?", FEE_PLAN, [source_from_text(FEES)])
+    assert "Junk Fee Prevention Act" not in plain.text

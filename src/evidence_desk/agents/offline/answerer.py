@@ -27,6 +27,7 @@ run.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -62,14 +63,16 @@ _WANTS_NUMBER = re.compile(
     r"percentage|proportion|fraction|number|amount|year|date|sum|cost|price))\b",
     re.I,
 )
+_WANTS_LAW = re.compile(r"^\W*(?:which|what)\s+(?:bill|act|law|legislation)\b", re.I)
 _WANTS_NAME = re.compile(
-    r"^\W*(?:who\b|(?:which|what)\s+(?:bill|act|law|treaty|program|programme|organization|"
-    r"agency|department|country|nation|state|city|team|person|company|party|doctrine)\b)",
+    r"^\W*(?:who\b|(?:which|what)\s+(?:treaty|program|programme|organization|agency|department|"
+    r"country|nation|state|city|team|person|company|party|doctrine|corps)\b)",
     re.I,
 )
+# A number stands alone: "18F" (a team's name) holds none.
 _NUMBER = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|forty|"
-    r"fifty|hundred|thousand|million|billion|trillion|half|quarter|decade|percent)\b",
+    r"(?<!\w)\d(?:[\d,.]*\d)?(?:st|nd|rd|th|s)?(?!\w)|\b(?:one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|trillion|half|quarter|decade|percent)\b",
     re.I,
 )
 # Quotation marks (`trust/claims.py`), and a single mark unless it sits between two letters
@@ -79,13 +82,21 @@ _QUOTE_MARK = re.compile(
     re.IGNORECASE,
 )
 _PROPER_NAME = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+ ){1,}[A-Z][a-z]+")
+# The name of a law: capitalised words ending in Act, Bill, Law or Amendment.
+_LAW_NAME = re.compile(
+    r"\b(?:[A-Z][\w'-]* )+(?:of (?:the )?)?(?:[A-Z][\w'-]* )*(?:Act|Bill|Law|Amendment)\b"
+)
 
 
 def expected_answer(question: str) -> str | None:
-    """What a question asks for: "number" (how many, when, what share ...), "name" (who,
-    which bill ...) or None. A sentence that holds that kind of answer scores a little higher."""
+    """What a question asks for: "number" (how many, when, what share ...), "law" (which
+    bill, act or law), "name" (who, which treaty ...) or None. A
+    sentence that holds that kind of answer scores a little higher, and an answer quotes
+    one whenever a candidate above the floor holds it (`OfflineAnswerer._pick`)."""
     if _WANTS_NUMBER.search(question):
         return "number"
+    if _WANTS_LAW.search(question):
+        return "law"
     if _WANTS_NAME.search(question):
         return "name"
     return None
@@ -94,6 +105,8 @@ def expected_answer(question: str) -> str | None:
 def holds_answer_type(sentence: str, kind: str | None) -> bool:
     if kind == "number":
         return _NUMBER.search(sentence) is not None
+    if kind == "law":
+        return _LAW_NAME.search(sentence) is not None
     if kind == "name":
         return _PROPER_NAME.search(sentence) is not None
     return False
@@ -281,8 +294,10 @@ class OfflineAnswerer:
         used: set[tuple[str, int]] = set()
         paragraphs: list[str] = []
         for i, (terms, pool) in enumerate(pools):
-            most = 2 if len(pools) > 1 else 3
-            picks = self._pick(i, terms, pool, dense, used, most, expected_answer(question), accept)
+            single = len(pools) == 1
+            most = 3 if single else 2
+            kind = expected_answer(question)
+            picks = self._pick(i, terms, pool, dense, used, most, kind, accept, complete=single)
             claims = [claim_text(by_id[c.sentence.source_id], c.quote) for c in picks]
             if claims:
                 paragraphs.append(" ".join(claims))
@@ -366,10 +381,16 @@ class OfflineAnswerer:
         max_picks: int,
         kind: str | None,
         accept: Callable[[_Candidate], bool],
+        complete: bool = True,
     ) -> list[_Candidate]:
         """The best candidates of sub-question `index` above the floor, not quoted before
         and accepted by the gate's checks: the best one, and up to `max_picks - 1` more that
-        score nearly as well."""
+        score nearly as well.
+
+        With `complete`, when the question asks for a kind of answer (`expected_answer`)
+        and no pick holds one, the best candidate above the floor that does is quoted too:
+        "Which bill ...?" answered by "We're going to ban surprise resort fees" alone names
+        no bill; the sentence naming the Act is the answer."""
         scored = [
             (self._score(c, dense.get(f"{index}|{c.quote}", 0.0), kind), c)
             for c in pool
@@ -383,11 +404,26 @@ class OfflineAnswerer:
             return []
         best_score, best = first
         picks = [best]
+        rest: list[tuple[float, _Candidate]] = []
         for score, c in ranked:
             if len(picks) == max_picks or score < self._w.second_ratio * best_score:
+                rest.append((score, c))
                 break
             if score >= floor and not any(_near_duplicate(c, p) for p in picks):
                 picks.append(c)
+        if complete and kind and not any(holds_answer_type(c.quote, kind) for c in picks):
+            typed = next(
+                (
+                    c
+                    for score, c in itertools.chain(rest, ranked)
+                    if score >= floor
+                    and holds_answer_type(c.quote, kind)
+                    and not any(_near_duplicate(c, p) for p in picks)
+                ),
+                None,
+            )
+            if typed is not None:
+                picks.append(typed)
         for c in picks:
             used.add((c.sentence.source_id, c.sentence.order))
         return sorted(picks, key=lambda c: (c.sentence.source_id, c.sentence.order))

@@ -2,7 +2,7 @@
 
 Runs, in order, each in its own process so one's memory and threads do not colour the next:
 embedding throughput, ingest (sample and digital.gov, cold), retrieval latency (digital.gov
-size and 200,000 passages), warm `ask` latency, model calls and tokens of a Quick run with a
+size and 200,000 passages), warm `ask` latency, the cost of storing runs and resuming one after a kill, model calls and tokens of a Quick run with a
 scripted provider, both evaluation sets (beside the desk before and a BM25 baseline), the
 coverage calibration on two archives, the auditor on WiCE, and hostile drafts against the grounding
 contract. Benchmarks that need the shared data
@@ -53,6 +53,7 @@ def main() -> int:
             ]
         )
         failures += _run("ask", "--home", str(home)) != 0
+        failures += _run("runs", "--home", str(home), *quick) != 0
         failures += _run("model_calls", "--home", str(home)) != 0
         homes = ["--sample-home", str(home)]
         if DIGITALGOV_FOLDER.exists():

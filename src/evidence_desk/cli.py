@@ -17,7 +17,10 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from .desk import Desk, DeskError
+from .desk import AskResult, Desk
+from .errors import DeskError
+from .runs.records import DISPLAY_STATES
+from .runs.state import RunState
 from .settings import Settings
 from .types import Decision, Receipt
 
@@ -116,7 +119,19 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], sample: str | None) -> N
 def ask(ctx: click.Context, question: str, as_json: bool, deep: bool) -> None:
     """Answer QUESTION from the archive, with citations, sources and a signed receipt."""
     desk = _desk(ctx)
-    result = desk.ask(question, mode="deep" if deep else "quick")
+
+    def follow(kind: str, stage: str, state: RunState) -> None:
+        if kind == "run_opened":  # the run exists from here: say its id before anything else
+            (err if as_json else out).print(f"Run {state.run_id}")
+        elif kind == "stage_done" and err.is_terminal:
+            r = state.stages[-1]
+            err.print(f"  {r.name:<8} {r.latency_ms:8.1f} ms", style="dim")
+
+    result = desk.ask(question, mode="deep" if deep else "quick", on_event=follow)
+    _print_result(result, as_json)
+
+
+def _print_result(result: AskResult, as_json: bool) -> None:
     receipt = Receipt.model_validate(result.receipt)
     if as_json:
         click.echo(json.dumps(result.receipt, ensure_ascii=False, indent=2))
@@ -154,6 +169,106 @@ def _print_answer(r: Receipt) -> None:
                 line += f" ({s.date})"
             out.print(line)
             out.print(f"       {escape(s.url or s.doc_id)}")
+
+
+# --------------------------------------------------------------------------- runs
+
+
+@main.group()
+def runs() -> None:
+    """Runs as stored records: list, show, follow, resume and cancel them."""
+
+
+@runs.command("list")
+@click.option(
+    "--state",
+    type=click.Choice(DISPLAY_STATES),
+    help="Only runs in this state (interrupted: its worker died; `runs resume` continues it).",
+)
+@click.option("--limit", default=50, show_default=True, help="Newest runs shown.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per run, one per line.")
+@click.pass_context
+def runs_list(ctx: click.Context, state: str | None, limit: int, as_json: bool) -> None:
+    """The newest runs first, with their state and question."""
+    for r in _desk(ctx).runs(state, limit):
+        if as_json:
+            click.echo(json.dumps(r.to_json(), ensure_ascii=False, separators=(",", ":")))
+        else:
+            where = r.decision or (f"next: {r.next_stage}" if r.next_stage else "")
+            out.print(f"{r.run_id}  {r.state:<11} {escape(where):<24} {escape(r.question[:70])}")
+
+
+@runs.command("show")
+@click.argument("run_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the run record as JSON.")
+@click.pass_context
+def runs_show(ctx: click.Context, run_id: str, as_json: bool) -> None:
+    """One run: its state, each finished stage with latency, calls, tokens and spend."""
+    record = _desk(ctx).run_record(run_id)
+    if as_json:
+        click.echo(json.dumps(record, ensure_ascii=False, indent=2))
+        return
+    out.print(f"[bold]{record['run_id']}[/] — {record['state']}")
+    out.print(f"  question: {escape(record['question'])}")
+    out.print(f"  mode: {record['mode']}; created {record['created_at']}")
+    if record["next_stage"]:
+        out.print(f"  next stage: {record['next_stage']}")
+    if record["outcome"]:
+        out.print(
+            f"  decision: {record['outcome']['decision']} — {escape(record['outcome']['reason'])}"
+        )
+    for s in record["stages"]:
+        out.print(_stage_line(s))
+
+
+def _stage_line(s: dict[str, Any]) -> str:
+    spend = s.get("estimated_spend_usd")
+    cost = "unpriced" if spend is None else f"${spend:.6f}"
+    line = (
+        f"  {s['name']:<8} {s['latency_ms']:9.1f} ms  calls {s['calls']}  "
+        f"tokens {s['input_tokens']}+{s['output_tokens']}  {cost}"
+    )
+    return line + (f"  [red]{escape(s['error'])}[/]" if s.get("error") else "")
+
+
+@runs.command("events")
+@click.argument("run_id")
+@click.option("--follow", is_flag=True, help="Keep printing events until the run stops.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON event per line.")
+@click.pass_context
+def runs_events(ctx: click.Context, run_id: str, follow: bool, as_json: bool) -> None:
+    """A run's events: opened, each stage started and ended (latency, calls, tokens, spend),
+    finished. With --follow, new events as they are stored, until the run stops."""
+    desk = _desk(ctx)
+    for event in desk.follow_events(run_id, follow=follow):
+        if as_json:
+            click.echo(json.dumps(event.to_json(), ensure_ascii=False, separators=(",", ":")))
+        elif event.kind == "stage_ended":
+            out.print(f"{event.at}  ended   " + _stage_line(event.data).lstrip())
+        else:
+            extra = " ".join(f"{k}={v}" for k, v in event.data.items())
+            out.print(escape(f"{event.at}  {event.kind}  {event.stage or ''} {extra}".rstrip()))
+
+
+@runs.command("resume")
+@click.argument("run_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the receipt JSON and nothing else.")
+@click.pass_context
+def runs_resume(ctx: click.Context, run_id: str, as_json: bool) -> None:
+    """Continue a run from the stage it was in (after a crash, a kill, a lost worker)."""
+    _print_result(_desk(ctx).resume(run_id), as_json)
+
+
+@runs.command("cancel")
+@click.argument("run_id")
+@click.pass_context
+def runs_cancel(ctx: click.Context, run_id: str) -> None:
+    """Stop a running run before its next stage; nothing of it is published."""
+    before = _desk(ctx).cancel(run_id)
+    if before.status == "running":
+        out.print(f"Cancelled {run_id} before its {before.next_stage} stage.")
+    else:
+        out.print(f"Run {run_id} was already {before.status}; nothing changed.")
 
 
 # --------------------------------------------------------------------------- check
@@ -227,6 +342,29 @@ def receipt_verify(ctx: click.Context, file: Path, key_files: tuple[Path, ...]) 
             err.print(f"[red]FAIL[/red] {escape(problem)}")
         sys.exit(1)
     out.print(f"OK {escape(report.run_id)}: {escape('; '.join(report.passed))}")
+
+
+@receipt.command("verify-chain")
+@click.option(
+    "--trust-key",
+    "key_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Also accept receipts signed with the public key in this file. Repeatable.",
+)
+@click.pass_context
+def receipt_verify_chain(ctx: click.Context, key_files: tuple[Path, ...]) -> None:
+    """Walk every stored receipt: its hash, trusted signature, decision and chain link; name
+    the first break."""
+    report = _desk(ctx).verify_chain(key_files=key_files)
+    if not report.ok:
+        err.print(
+            f"[red]FAIL[/red] receipt {report.receipts} (run {escape(str(report.broken_run))}):"
+        )
+        for problem in report.problems:
+            err.print(f"  {escape(problem)}")
+        sys.exit(1)
+    out.print(f"OK {report.receipts} receipts: hashes, signatures, decisions and links hold.")
 
 
 @receipt.command("key")

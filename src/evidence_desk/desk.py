@@ -9,9 +9,8 @@ data: whenever the store's generation moved past the index's, it is rebuilt from
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -26,6 +25,7 @@ from .archive.results import LoadResult
 from .archive.sample import SampleError, load_sample
 from .deskarchive import DeskArchive
 from .drafts import DraftFileError, DraftInput, check_drafts, read_drafts
+from .errors import DeskError
 from .evaluation.questions import (
     BUNDLED_ARCHIVES,
     Question,
@@ -34,28 +34,25 @@ from .evaluation.questions import (
     load_questions,
 )
 from .evaluation.runner import evaluate
-from .retrieval.embedder import MiniLMEmbedder
+from .receiptcheck import ChainOutcome, ReceiptChecker, VerifyOutcome
+from .retrieval.embedder import Embedder, MiniLMEmbedder
+from .runs.loop import OnEvent, StoredExecutor, is_dead, quiet
 from .runs.pipeline import Pipeline, PipelineConfig
+from .runs.publish import Publisher
+from .runs.records import DISPLAY_STATES, RunSummary, run_json, summarize
 from .runs.selection import SelectionBounds
+from .runs.stages import STAGE_FUNCTIONS, StageFunction
 from .settings import Settings
 from .store.embedding_cache import EmbeddingCache
-from .store.sqlite import ArchiveStore, ReceiptChainError, StoreError
-from .trust.canonical import DuplicateKeyError, loads_strict
-from .trust.receipts import VerifyReport, seal, verify_receipt
+from .store.runs import LeaseLost, RunNotFound, StoredEvent, StoredRun
+from .store.sqlite import ArchiveStore, StoreError
 from .trust.signing import (
-    decode_public_key,
     key_id_for,
     load_or_create_key,
-    parse_key_list,
-    parse_public_key,
     public_key_b64,
     raw_public_key,
 )
 from .types import GatePolicy, Receipt
-
-
-class DeskError(Exception):
-    """A problem the user can act on; the message is one clear sentence."""
 
 
 @dataclass(frozen=True)
@@ -64,23 +61,25 @@ class AskResult:
     path: Path | None
 
 
-@dataclass(frozen=True)
-class VerifyOutcome:
-    problems: list[str]
-    passed: list[str]
-    notes: list[str]
-    run_id: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
 class Desk:
-    """Evidence Desk on one data directory."""
+    """Evidence Desk on one data directory.
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    Its parts open lazily from the settings; `store`, `embedder` and `agents` may be given
+    instead (tests, benches, an app that shares one embedder between desks).
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        store: ArchiveStore | None = None,
+        embedder: Embedder | None = None,
+        agents: Agents | None = None,
+    ) -> None:
         self.settings = settings or Settings()
+        self._given_embedder = embedder
+        given = {"store": store, "embedder": embedder, "agents": agents}
+        self.__dict__.update({name: part for name, part in given.items() if part is not None})
 
     # ------------------------------------------------------------------ parts, opened lazily
 
@@ -93,7 +92,7 @@ class Desk:
             raise DeskError(str(exc)) from exc
 
     @cached_property
-    def embedder(self) -> MiniLMEmbedder:
+    def embedder(self) -> Embedder:
         """The in-process model for queries and the offline engine.
 
         One torch thread: a query is a few dozen tokens, and with two threads each call
@@ -163,7 +162,9 @@ class Desk:
         loaded: Sequence[LoadResult] = results
         s = self.settings
         cache = EmbeddingCache(s.cache_dir) if s.cache_dir else None
-        bulk = ParallelEmbedder.from_settings(s)
+        # A desk given its embedder embeds its archive with it too (vectors must agree).
+        given = self._given_embedder
+        bulk: Embedder = given or ParallelEmbedder.from_settings(s)
         try:
             summary = ingest(
                 loaded,
@@ -177,7 +178,8 @@ class Desk:
         except IngestError as exc:
             raise DeskError(str(exc)) from exc
         finally:
-            bulk.close()
+            if isinstance(bulk, ParallelEmbedder):
+                bulk.close()
         self.archive.refresh()
         return summary
 
@@ -198,41 +200,123 @@ class Desk:
         self._require_archive()
         return self.pipeline.run(question, mode=mode)
 
-    def ask(self, question: str, *, mode: str = "quick", persist: bool = True) -> AskResult:
-        receipt = self.run(question, mode=mode)
+    def ask(
+        self,
+        question: str,
+        *,
+        mode: str = "quick",
+        persist: bool = True,
+        on_event: OnEvent | None = None,
+    ) -> AskResult:
+        """Answer `question`. With `persist` (the default) the run is stored as it goes
+        (`runs list` shows it from its first moment) and its receipt is sealed, chained and
+        written; `on_event(kind, stage, state)` follows it stage by stage."""
         if not persist:
+            receipt = self.run(question, mode=mode)
             return AskResult(receipt.model_dump(mode="json"), None)
-        return self._publish(receipt)
+        question = question.strip()
+        if not question:
+            raise DeskError("The question is empty.")
+        self._require_archive()
+        state = self.pipeline.opening(question, mode)
+        self._executor.start(
+            state,
+            self.pipeline.deps(),
+            functions=self._stage_functions,
+            on_event=on_event or quiet,
+        )
+        return self._result(state.run_id)
 
     @cached_property
     def key(self) -> Any:
         return load_or_create_key(self.settings.key_path)
 
-    def _publish(self, receipt: Receipt) -> AskResult:
-        body = receipt.model_dump(mode="json")
-        for _ in range(3):  # another process may append between our read and our write
-            previous = self.store.last_receipt_sha()
-            sealed = seal(body, self.key, previous)
-            sha = sealed["integrity"]["canonical_sha256"]
-            text = json.dumps(sealed, ensure_ascii=False, indent=2)
-            try:
-                self.store.append_receipt(
-                    sealed["run_id"], sealed["created_at"], sealed["decision"], sha, previous, text
-                )
-            except ReceiptChainError:
-                continue
-            return AskResult(sealed, self._write_receipt_file(sealed["run_id"], text))
-        raise DeskError("Could not append the receipt: the receipt chain kept changing.")
+    # ------------------------------------------------------------------ runs
 
-    def _write_receipt_file(self, run_id: str, text: str) -> Path:
-        folder = self.settings.receipts_dir
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / f"{run_id}.json"
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".receipt-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-        os.replace(tmp, target)
-        return target
+    @cached_property
+    def publisher(self) -> Publisher:
+        return Publisher(self.store, lambda: self.key, self.settings.receipts_dir)
+
+    @cached_property
+    def _executor(self) -> StoredExecutor:
+        return StoredExecutor(self.store.runs, lease_seconds=self.settings.run_lease_seconds)
+
+    @property
+    def _stage_functions(self) -> dict[str, StageFunction]:
+        return {**STAGE_FUNCTIONS, "publish": self.publisher.stage}
+
+    def _result(self, run_id: str) -> AskResult:
+        """The run's sealed receipt and its file, or the run's state when it has none."""
+        stored = self.store.get_receipt(run_id)
+        if stored is None:
+            run = self.store.runs.get(run_id)
+            raise DeskError(f"Run {run_id} stopped before publishing ({run.status}).")
+        return AskResult(json.loads(stored.json), self.publisher.receipt_path(run_id))
+
+    def _run_or_fail(self, run_id: str) -> StoredRun:
+        try:
+            return self.store.runs.get(run_id)
+        except RunNotFound:
+            raise DeskError(f"There is no run {run_id} in {self.settings.home}.") from None
+
+    def resume(self, run_id: str, *, on_event: OnEvent | None = None) -> AskResult:
+        """Continue a stored run from the stage it was in (its worker died or was stopped)."""
+        run = self._run_or_fail(run_id)
+        if run.status != "running":
+            if run.status == "finished":
+                return self._result(run_id)
+            raise DeskError(f"Run {run_id} was {run.status}; only a running run can resume.")
+        try:
+            self._executor.resume(
+                run_id,
+                self.pipeline.deps,
+                self.pipeline.budget(),
+                functions=self._stage_functions,
+                on_event=on_event or quiet,
+            )
+        except LeaseLost as exc:
+            raise DeskError(f"{exc} Resume it when that worker has stopped.") from None
+        return self._result(run_id)
+
+    def cancel(self, run_id: str) -> StoredRun:
+        """Stop a running run before its next stage; a finished run is left as it is."""
+        self._run_or_fail(run_id)
+        return self.store.runs.cancel(run_id)
+
+    def runs(self, state: str | None = None, limit: int = 50) -> list[RunSummary]:
+        """The newest runs first with their display state (`runs/records.py`), only those
+        in `state` when given."""
+        if state is not None and state not in DISPLAY_STATES:
+            raise DeskError(f"Unknown run state {state!r}: use one of {', '.join(DISPLAY_STATES)}.")
+        summaries = (summarize(r, is_dead) for r in self.store.runs.recent(limit=10_000))
+        return [r for r in summaries if state is None or r.state == state][:limit]
+
+    def run_record(self, run_id: str) -> dict[str, Any]:
+        """One run as stored: its row, each finished stage's record, and its state."""
+        run = self._run_or_fail(run_id)
+        state = self._executor.load(run_id)
+        return run_json(summarize(run, is_dead), state)
+
+    def run_events(self, run_id: str, after: int = 0) -> list[StoredEvent]:
+        self._run_or_fail(run_id)
+        return self.store.runs.events(run_id, after)
+
+    def follow_events(
+        self, run_id: str, *, follow: bool = False, poll: float = 0.2
+    ) -> Iterator[StoredEvent]:
+        """A run's events in order; with `follow`, new ones as they are stored, until the run
+        is no longer running (finished, cancelled, or its worker died)."""
+        after = 0
+        while True:
+            events = self.run_events(run_id, after)
+            yield from events
+            after = events[-1].seq if events else after
+            if not follow:
+                return
+            if not events and summarize(self.store.runs.get(run_id), is_dead).state != "running":
+                return
+            if not events:
+                time.sleep(poll)
 
     # ------------------------------------------------------------------ check
 
@@ -260,116 +344,24 @@ class Desk:
         return public_key_b64(self.key)
 
     def trusted_keys(self, key_files: Sequence[Path] = ()) -> dict[bytes, str]:
-        """The public keys receipts may be signed with, each with where it was trusted.
-
-        This desk's own key (if it has one yet), the keys listed in the trusted-keys file of
-        the data directory, and the keys in `key_files` (each one base64 key or PEM). A
-        receipt's own embedded key is never trusted for being there.
-        """
-        trusted: dict[bytes, str] = {}
-        if self.settings.key_path.exists():
-            trusted[raw_public_key(self.key)] = "this desk's key"
-        listed = self.settings.trusted_keys_path
-        if listed.exists():
-            try:
-                keys = parse_key_list(listed.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, ValueError) as exc:
-                raise DeskError(f"The trusted-keys file {listed} cannot be used: {exc}.") from exc
-            for raw in keys:
-                trusted.setdefault(raw, f"listed in {listed}")
-        for path in key_files:
-            try:
-                given = parse_public_key(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, ValueError) as exc:
-                raise DeskError(
-                    f"The key file {path} cannot be used: {exc}; it must hold one base64 "
-                    "Ed25519 public key (as `evidence-desk receipt key` prints) or a PEM "
-                    "public key."
-                ) from exc
-            trusted.setdefault(given, f"given in {path}")
-        return trusted
+        """The public keys receipts may be signed with, each with where it was trusted
+        (`receiptcheck.ReceiptChecker.trusted_keys`)."""
+        return self._receipts.trusted_keys(key_files)
 
     def verify_receipt_file(self, path: Path, *, key_files: Sequence[Path] = ()) -> VerifyOutcome:
-        """`verify_receipt` on a receipt file; a key given twice in one object is a problem."""
-        trusted = self.trusted_keys(key_files)
-        try:
-            data = loads_strict(path.read_text(encoding="utf-8"))
-        except DuplicateKeyError as exc:
-            return VerifyOutcome(
-                [
-                    f"The receipt has the key {exc.key!r} twice in one object; JSON readers "
-                    "differ on which value counts, so it could say two things."
-                ],
-                [],
-                [],
-            )
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise DeskError(f"{path} is not a JSON receipt ({exc}).") from exc
-        return self._verify(data, trusted)
+        return self._receipts.verify_file(path, key_files=key_files)
 
     def verify_receipt(self, data: Any, *, key_files: Sequence[Path] = ()) -> VerifyOutcome:
         """Re-check a parsed receipt against the keys `trusted_keys(key_files)` trusts."""
-        return self._verify(data, self.trusted_keys(key_files))
+        return self._receipts.verify(data, key_files=key_files)
 
-    def _verify(self, data: Any, trusted: dict[bytes, str]) -> VerifyOutcome:
-        if not isinstance(data, dict):
-            return VerifyOutcome(["The file does not hold a JSON receipt object."], [], [])
-        documents, missing, kept = self._documents_for(data)
-        notes = [
-            f"{doc_id} was re-ingested since this receipt was written; its quotes were "
-            "checked against the earlier text the archive kept, the one the receipt records."
-            for doc_id in kept
-        ]
-        if missing:
-            notes.append(
-                f"The archive does not hold {', '.join(missing)}; quotes were not re-checked "
-                "against stored text."
-            )
-        report: VerifyReport = verify_receipt(
-            data,
-            trusted_public_keys=trusted,
-            documents=None if missing else documents,
-            untrusted_hint=(
-                f"pass --trust-key FILE or add it to {self.settings.trusted_keys_path}"
-            ),
-        )
-        passed = ["hash", "signature", "decision follows from the recorded verdicts"]
-        integrity = data.get("integrity")
-        signer = (
-            decode_public_key(str(integrity.get("public_key")))
-            if isinstance(integrity, dict)
-            else None
-        )
-        if signer is not None and signer in trusted:  # always so when the report is ok
-            passed.insert(2, f"signed by trusted key {key_id_for(signer)} ({trusted[signer]})")
-        if not missing and documents:
-            passed.append("quotes at their offsets in the stored text")
-        return VerifyOutcome(report.problems, passed, notes, str(data.get("run_id", "")))
+    def verify_chain(self, *, key_files: Sequence[Path] = ()) -> ChainOutcome:
+        """Every stored receipt in chain order; the first break named."""
+        return self._receipts.verify_chain(key_files=key_files)
 
-    def _documents_for(self, data: dict[str, Any]) -> tuple[dict[str, str], list[str], list[str]]:
-        """(doc_id -> the text to re-check quotes against, doc ids the archive does not hold,
-        doc ids checked against a kept earlier text).
-
-        Each source's text is the one whose hash the receipt records, current or kept since
-        a re-ingest replaced it (`store/versions.py`); when the archive holds neither, the
-        current text is given, so verification reports the document as changed."""
-        sources = data.get("sources")
-        if not isinstance(sources, list):
-            return {}, [], []
-        recorded: dict[str, str] = {}
-        for source in sources:
-            doc_id = source.get("doc_id") if isinstance(source, dict) else None
-            if isinstance(doc_id, str):
-                recorded.setdefault(doc_id, str(source.get("content_sha256", "")))
-        wanted = list(recorded)
-        if not wanted or not self.settings.db_path.exists():
-            return {}, wanted, []
-        found = self.store.texts_by_hash(recorded.items())
-        documents = {d: found[d, sha].text for d, sha in recorded.items() if (d, sha) in found}
-        kept = [d for d, sha in recorded.items() if (d, sha) in found and not found[d, sha].current]
-        current = self.store.get_documents([d for d in wanted if d not in documents])
-        documents.update({d: doc.text for d, doc in current.items()})
-        return documents, [d for d in wanted if d not in documents], kept
+    @cached_property
+    def _receipts(self) -> ReceiptChecker:
+        return ReceiptChecker(self.settings, lambda: self.store, lambda: self.key)
 
     # ------------------------------------------------------------------ evaluation
 

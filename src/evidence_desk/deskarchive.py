@@ -8,7 +8,7 @@ Everything derived from the store is cached per store generation.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from .agents.base import ArchiveProfile
@@ -119,6 +119,9 @@ class DeskArchive:
 
     def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
         return self.store.get_documents(doc_ids)
+
+    def texts(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        return {key: found.text for key, found in self.store.texts_by_hash(pairs).items()}
 
     def stats(self) -> ArchiveStats:
         index = self._current()

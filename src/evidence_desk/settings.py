@@ -87,6 +87,13 @@ class Settings(BaseSettings):
     max_model_tokens: int = Field(
         90_000, description="Input plus output tokens one run may use, in all."
     )
+    run_lease_seconds: float = Field(
+        600.0,
+        gt=0,
+        description="How long a worker holds a run without finishing a stage before another "
+        "may take it over (`runs resume`); a run whose process on this host has died can be "
+        "resumed at once.",
+    )
     prices_file: Path | None = Field(
         None,
         description="JSON price table (USD per million tokens) whose entries replace or add "

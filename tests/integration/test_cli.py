@@ -385,3 +385,39 @@ def test_a_key_file_that_holds_no_key_is_one_clear_error(
         home, embedding_cache, "receipt", "verify", "--trust-key", "/no/such.pub", str(receipt)
     )
     assert missing.exit_code == 2  # like a missing receipt: click's usage error
+
+
+def test_runs_commands_list_show_follow_and_verify_the_chain(
+    home: Path, embedding_cache: Path
+) -> None:
+    res = cli(home, embedding_cache, "ask", "What did Kennedy say about the Peace Corps?")
+    assert res.exit_code == 0, res.stderr
+    first = res.stdout.splitlines()[0]
+    assert first.startswith("Run run-")  # the id comes first, before the answer
+    run_id = first.split()[1]
+    listed = cli(home, embedding_cache, "runs", "list", "--json")
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert [r["run_id"] for r in rows][:1] == [run_id] and rows[0]["state"] == "published"
+    assert cli(home, embedding_cache, "runs", "list", "--state", "held").stdout == ""
+    shown = cli(home, embedding_cache, "runs", "show", run_id)
+    assert shown.exit_code == 0 and "published" in shown.stdout and "publish" in shown.stdout
+    record = json.loads(cli(home, embedding_cache, "runs", "show", run_id, "--json").stdout)
+    assert record["run_id"] == run_id and len(record["stages"]) == 9
+    events = cli(home, embedding_cache, "runs", "events", run_id, "--follow", "--json")
+    kinds = [json.loads(line)["kind"] for line in events.stdout.splitlines()]
+    assert kinds[0] == "run_opened" and kinds[-1] == "run_finished"
+    assert kinds.count("stage_ended") == 9
+    again = cli(home, embedding_cache, "runs", "resume", run_id, "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["run_id"] == run_id
+    cancel = cli(home, embedding_cache, "runs", "cancel", run_id)
+    assert cancel.exit_code == 0 and "already finished" in cancel.stdout
+    chain = cli(home, embedding_cache, "receipt", "verify-chain")
+    assert chain.exit_code == 0 and chain.stdout.startswith("OK "), chain.stderr
+    missing = cli(home, embedding_cache, "runs", "show", "run-nope")
+    assert missing.exit_code == 1 and "There is no run run-nope" in missing.stderr
+
+
+def test_ask_json_says_the_run_id_on_stderr_only(home: Path, embedding_cache: Path) -> None:
+    res = cli(home, embedding_cache, "ask", "--json", "What did Obama say about bin Laden?")
+    receipt = json.loads(res.stdout)
+    assert f"Run {receipt['run_id']}" in res.stderr

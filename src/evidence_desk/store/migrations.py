@@ -98,6 +98,51 @@ def m003_document_versions(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m004_runs(db: sqlite3.Connection) -> None:
+    # A run is stored as it goes (`runs.py`): its row, one row per finished stage (unique per
+    # run and stage), and an append-only event log.
+    db.execute(
+        """CREATE TABLE runs (
+            run_id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            question TEXT NOT NULL,
+            mode TEXT NOT NULL,
+            status TEXT NOT NULL,
+            next_stage TEXT,
+            decision TEXT,
+            failure TEXT,
+            lease_owner TEXT,
+            lease_expires TEXT,
+            opening TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX runs_status ON runs(status, created_at)")
+    db.execute(
+        """CREATE TABLE run_stages (
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            stage TEXT NOT NULL,
+            output TEXT NOT NULL,
+            record TEXT NOT NULL,
+            PRIMARY KEY (run_id, seq),
+            UNIQUE (run_id, stage)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE run_events (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            at TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            stage TEXT,
+            data TEXT NOT NULL DEFAULT '{}'
+        )"""
+    )
+    db.execute("CREATE INDEX run_events_run ON run_events(run_id, seq)")
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every pending migration in order; returns the names applied now.
 

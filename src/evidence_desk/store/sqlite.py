@@ -18,6 +18,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,6 +50,7 @@ from .rows import (
     receipt_from_row,
     state_from_row,
 )
+from .runs import RunRecords
 from .versions import keep_replaced_text, texts_by_hash
 
 UpsertResult = Literal["added", "replaced", "unchanged"]
@@ -132,6 +134,11 @@ class ArchiveStore:
             yield db
         finally:
             db.execute("COMMIT")
+
+    @cached_property
+    def runs(self) -> RunRecords:
+        """The runs stored as they go (`runs.py`)."""
+        return RunRecords(self._write, self._snapshot)
 
     def close(self) -> None:
         with self._lock:

@@ -1,0 +1,85 @@
+"""How a stored run reads to a person: its display state, a one-line summary, its record.
+
+A stored run's `status` says only whether it is running, finished or cancelled; a reader
+wants to know more: a finished run was `published`, `held` (for an editor's review) or
+`outside` (coverage); a running run whose worker died (its lease expired, or its process on
+this host is gone) is `interrupted` and can be resumed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..archive.hashing import utc_now
+from ..store.runs import StoredRun
+from ..types import Decision
+from .state import RunState
+
+DISPLAY_STATES = ("running", "interrupted", "published", "held", "outside", "cancelled")
+
+_BY_DECISION = {
+    Decision.AUTO_CLEARED.value: "published",
+    Decision.PUBLISHED_AFTER_PRUNING.value: "published",
+    Decision.HELD_FOR_REVIEW.value: "held",
+    Decision.OUTSIDE_COVERAGE.value: "outside",
+}
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run_id: str
+    created_at: str
+    updated_at: str
+    state: str
+    next_stage: str | None
+    decision: str | None
+    question: str
+    mode: str
+    failure: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def display_state(run: StoredRun, is_dead: Callable[[str], bool]) -> str:
+    if run.status == "cancelled":
+        return "cancelled"
+    if run.status == "finished":
+        return _BY_DECISION.get(run.decision or "", "held")
+    if run.lease_owner is None or (run.lease_expires or "") < utc_now() or is_dead(run.lease_owner):
+        return "interrupted"
+    return "running"
+
+
+def summarize(run: StoredRun, is_dead: Callable[[str], bool]) -> RunSummary:
+    return RunSummary(
+        run_id=run.run_id,
+        created_at=run.created_at,
+        updated_at=run.updated_at,
+        state=display_state(run, is_dead),
+        next_stage=run.next_stage,
+        decision=run.decision,
+        question=run.question,
+        mode=run.mode,
+        failure=run.failure,
+    )
+
+
+def run_json(summary: RunSummary, state: RunState) -> dict[str, Any]:
+    """`runs show --json`: the summary, each finished stage's record, the plan, sources by
+    doc id and content hash, coverage, the draft, and the gate's outcome once it ran."""
+    return {
+        **summary.to_json(),
+        "stages": [s.model_dump(mode="json") for s in state.stages],
+        "plan": state.plan.model_dump(mode="json") if state.plan else None,
+        "sources": [
+            {"id": s.id, "doc_id": s.doc_id, "title": s.title, "content_sha256": s.content_sha256}
+            for s in state.sources or ()
+        ],
+        "coverage": state.coverage.model_dump(mode="json") if state.coverage else None,
+        "draft": state.draft,
+        "outcome": state.outcome.model_dump(mode="json") if state.outcome else None,
+        "receipt_sha256": state.receipt_sha256,
+    }

@@ -1,0 +1,427 @@
+"""The stages of a run, one function each: plan, retrieve, select, coverage, answer, verify,
+audit, gate.
+
+Each stage function reads a `RunState` and the run's parts (`Deps`) and returns a `Step`:
+the fields it sets (`state.STAGE_OUTPUTS`), the stage that follows, and what its agent
+cost. `run_stage` times it and folds the step into the next state with its `StageRecord`;
+the executors (`loop.py`) only choose where the states are kept.
+
+Agents (planner, answerer, auditor) advise; `trust/` checks and decides. An agent stage that
+fails (`AgentFailure`) records its reason as the run's failure and jumps to the gate, which
+holds the run: a failed planner searches nothing, a failed answerer leaves no claims, a
+failed auditor leaves every claim `unsupported`. A question outside coverage also jumps to
+the gate, with no agent asked to write.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any, Protocol
+
+from ..agents.base import (
+    AgentFailure,
+    Answerer,
+    ArchiveProfile,
+    Auditor,
+    ClaimToAudit,
+    ModelUsage,
+    Planner,
+    RunBudget,
+)
+from ..agents.offline.docdates import relative_windows
+from ..retrieval.coverage import ArchiveStats, assess
+from ..trust import gate as trust_gate
+from ..trust.checks import CheckedClaim, EvidenceSource, check_draft
+from ..trust.claims import split_claims
+from ..types import (
+    ClaimAudit,
+    Document,
+    EngineIds,
+    GatePolicy,
+    Hit,
+    Plan,
+    Receipt,
+    Source,
+    StageFailure,
+    StageRecord,
+    SubQuestion,
+    TimeWindow,
+    Usage,
+    Verdict,
+)
+from .selection import SelectionBounds, select_sources
+from .state import CheckedRecord, RunState
+
+
+class ArchiveAccess(Protocol):
+    """What a run needs from the archive (the desk provides it)."""
+
+    def search(self, query: str, windows: Sequence[TimeWindow], k: int) -> list[Hit]: ...
+
+    def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]: ...
+
+    def texts(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """The text each (doc_id, content hash) names, current or kept since a re-ingest."""
+        ...
+
+    def stats(self) -> ArchiveStats: ...
+
+    def profile(self) -> ArchiveProfile: ...
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    policy: GatePolicy
+    bounds: SelectionBounds
+    rare_term_max_df: float
+    common_zipf: float = 0.0
+    hits_per_query: int = 24
+    max_model_calls: int = 12
+    max_model_tokens: int = 90_000
+    relative_date_reach_days: int = 0  # see `reach_windows`; 0 searches the plan's windows
+
+
+@dataclass
+class Deps:
+    """The parts one run uses. `texts` caches stored texts by (doc_id, content hash)."""
+
+    archive: ArchiveAccess
+    planner: Planner
+    answerer: Answerer
+    auditor: Auditor
+    config: PipelineConfig
+    budget: RunBudget
+    texts: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    @property
+    def engine(self) -> EngineIds:
+        return EngineIds(
+            planner=self.planner.engine_id,
+            answerer=self.answerer.engine_id,
+            auditor=self.auditor.engine_id,
+        )
+
+    def source_texts(self, sources: Sequence[Source]) -> dict[str, str]:
+        """Each source's stored text (the one its content hash names), by source id."""
+        wanted = [(s.doc_id, s.content_sha256) for s in sources]
+        missing = [p for p in wanted if p not in self.texts]
+        if missing:
+            self.texts.update(self.archive.texts(missing))
+        return {s.id: self.texts[s.doc_id, s.content_sha256] for s in sources}
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a stage did: the fields it sets, the stage after it, and its agent's cost."""
+
+    updates: Mapping[str, Any]
+    next_stage: str | None
+    usage: ModelUsage | None = None
+    error: str | None = None
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+# --------------------------------------------------------------------------- retrieval
+
+SHORT_WINDOW_DAYS = 31
+
+
+def reach_windows(windows: Sequence[TimeWindow], reach_days: int) -> list[TimeWindow]:
+    """For each plan window of at most 31 days, the `reach_days` after it (the "tail").
+
+    A later article may date what happened in a short period relative to itself ("In early
+    April, ..." on August 28), and the answerer may quote it (`relative_date_reach_days`),
+    so retrieval must reach it. Only the search reaches further: the plan and the coverage
+    stage keep the real windows, and a tail's hit counts only through a sentence that dates
+    itself into the window (`dates_into`). An empty window (start after end) has no tail.
+    """
+    out: list[TimeWindow] = []
+    for w in windows:
+        try:
+            start, end = date.fromisoformat(w.start[:10]), date.fromisoformat(w.end[:10])
+            if reach_days > 0 and 0 <= (end - start).days < SHORT_WINDOW_DAYS:
+                after = end + timedelta(days=1)
+                last = end + timedelta(days=reach_days)
+                out.append(TimeWindow(start=after.isoformat(), end=last.isoformat(), label=w.label))
+        except (ValueError, OverflowError):
+            pass  # not an ISO date, or past year 9999: no tail
+    return out
+
+
+def dates_into(hit: Hit, windows: Sequence[TimeWindow]) -> bool:
+    """True when a sentence of the hit's passage, read against its document's date, dates
+    what it says inside one of `windows`."""
+    return any(
+        w.start <= r.start[:10] and r.end[:10] <= w.end
+        for r in relative_windows(hit.passage.text, hit.doc_date)
+        for w in windows
+    )
+
+
+def search_all(deps: Deps, queries: Sequence[str], windows: list[TimeWindow]) -> list[Hit]:
+    """Hits of several queries, each passage once with its best score, best first."""
+    merged: dict[str, Hit] = {}
+    config = deps.config
+    tails = reach_windows(windows, config.relative_date_reach_days)
+    for query in dict.fromkeys(queries):
+        hits = deps.archive.search(query, windows, config.hits_per_query)
+        if tails:
+            later = deps.archive.search(query, tails, config.hits_per_query)
+            hits += [h for h in later if dates_into(h, windows)]
+        for hit in hits:
+            if hit.passage.id not in merged or merged[hit.passage.id].score < hit.score:
+                merged[hit.passage.id] = hit
+    return sorted(merged.values(), key=lambda h: (-h.score, h.passage.id))
+
+
+def retrieve_sides(deps: Deps, plan: Plan) -> list[list[Hit]]:
+    """One hit list per side.
+
+    A comparison searches each side inside its own window, with the plan's main query and
+    the side's own sub-question; any other plan searches every query in the plan's windows.
+    """
+    subs = plan.subquestions
+    main = plan.queries[0] if plan.queries else subs[0].text
+    if plan.kind == "comparison" and len(subs) > 1:
+        return [
+            search_all(deps, (main, sq.text), [sq.window] if sq.window else list(plan.time_windows))
+            for sq in subs
+        ]
+    return [search_all(deps, plan.queries or (main,), list(plan.time_windows))]
+
+
+# --------------------------------------------------------------------------- the stages
+
+
+def fallback_plan(question: str, mode: str) -> Plan:
+    """The plan recorded when the planner failed: the question itself, nothing searched."""
+    return Plan(
+        subquestions=(SubQuestion(text=question.strip() or question),),
+        queries=(),
+        mode="deep" if mode == "deep" else "quick",
+    )
+
+
+def _failed(stage: str, failure: AgentFailure, updates: Mapping[str, Any]) -> Step:
+    """An agent stage that failed: its failure recorded, on to the gate, which holds."""
+    recorded = StageFailure(stage=stage, reason=failure.reason)
+    return Step({**updates, "failure": recorded}, "gate", failure.usage, failure.reason)
+
+
+def plan_stage(state: RunState, deps: Deps) -> Step:
+    try:
+        advice = deps.planner.plan(state.question, deps.archive.profile(), deps.budget)
+    except AgentFailure as failure:
+        return _failed("plan", failure, {"plan": fallback_plan(state.question, state.mode)})
+    plan = advice.value
+    if state.mode == "deep":
+        plan = plan.model_copy(update={"mode": "deep"})
+    return Step({"plan": plan}, "retrieve", advice.usage)
+
+
+def _plan(state: RunState) -> Plan:
+    if state.plan is None:
+        raise RuntimeError(f"Run {state.run_id} has no plan before its {state.next_stage} stage.")
+    return state.plan
+
+
+def _sources(state: RunState) -> tuple[Source, ...]:
+    return state.sources or ()
+
+
+def retrieve_stage(state: RunState, deps: Deps) -> Step:
+    sides = retrieve_sides(deps, _plan(state))
+    return Step({"hits": tuple(tuple(side) for side in sides)}, "select")
+
+
+def select_stage(state: RunState, deps: Deps) -> Step:
+    sides = state.hits or ()
+    doc_ids = list(dict.fromkeys(h.passage.doc_id for side in sides for h in side))
+    documents = deps.archive.documents(doc_ids)
+    sources = select_sources(sides, documents, deps.config.bounds, utc_now())
+    for doc in documents.values():
+        deps.texts[doc.doc_id, doc.content_sha256] = doc.text
+    return Step({"sources": tuple(sources)}, "coverage")
+
+
+def with_evidence_scores(source: Source, scores: Mapping[str, float]) -> Source:
+    """The source with each passage's coverage evidence score (0..1) as its score."""
+    passages = tuple(
+        p.model_copy(update={"score": scores.get(p.id, p.score)}) for p in source.passages
+    )
+    return source.model_copy(update={"passages": passages})
+
+
+def coverage_stage(state: RunState, deps: Deps) -> Step:
+    config = deps.config
+    coverage, scores = assess(
+        _plan(state),
+        [h for side in state.hits or () for h in side],
+        _sources(state),
+        deps.archive.stats(),
+        floor=config.policy.coverage_floor,
+        rare_term_max_df=config.rare_term_max_df,
+        question=state.question,
+        common_zipf=config.common_zipf,
+    )
+    sources = tuple(with_evidence_scores(s, scores) for s in _sources(state))
+    return Step(
+        {"coverage": coverage, "sources": sources}, "answer" if coverage.covered else "gate"
+    )
+
+
+def answer_stage(state: RunState, deps: Deps) -> Step:
+    try:
+        advice = deps.answerer.answer(
+            state.question, _plan(state), list(_sources(state)), deps.budget
+        )
+    except AgentFailure as failure:
+        return _failed("answer", failure, {"draft": ""})
+    return Step({"draft": advice.value.text}, "verify", advice.usage)
+
+
+def evidence_of(sources: Sequence[Source], texts: Mapping[str, str]) -> dict[str, EvidenceSource]:
+    """The trust boundary's view of a run's sources: stored text, passages, metadata."""
+    return {s.id: EvidenceSource.from_source(s, texts[s.id]) for s in sources}
+
+
+def verify_stage(state: RunState, deps: Deps) -> Step:
+    sources = _sources(state)
+    checked = check_draft(state.draft or "", evidence_of(sources, deps.source_texts(sources)))
+    records = tuple(CheckedRecord(checks=c.checks, quotes=c.quotes) for c in checked)
+    return Step({"checked": records}, "audit")
+
+
+def checked_claims(state: RunState) -> list[CheckedClaim]:
+    """The verify stage's findings joined again with the draft's claims."""
+    claims = split_claims(state.draft or "")
+    records = state.checked or ()
+    return [CheckedClaim(c, r.checks, r.quotes) for c, r in zip(claims, records, strict=True)]
+
+
+def audit_stage(state: RunState, deps: Deps) -> Step:
+    checked = checked_claims(state)
+    to_audit = [ClaimToAudit(text=c.text, citations=c.citations) for c in checked]
+    try:
+        advice = deps.auditor.audit(state.question, to_audit, list(_sources(state)), deps.budget)
+    except AgentFailure as failure:
+        # Every claim gets the strictest verdict short of contradicted, so the gate holds.
+        audits = tuple(
+            ClaimAudit(verdict=Verdict.UNSUPPORTED, rationale=failure.reason) for _ in checked
+        )
+        return _failed("audit", failure, {"audits": audits})
+    return Step({"audits": tuple(advice.value)}, "gate", advice.usage)
+
+
+def gate_stage(state: RunState, deps: Deps) -> Step:
+    policy = deps.config.policy
+    if state.coverage is not None and not state.coverage.covered:
+        _, outcome = trust_gate.decide([], [], state.coverage, policy)
+        return Step({"claims": (), "outcome": outcome}, "publish")
+    checked = checked_claims(state) if state.audits is not None else []
+    claims, outcome = trust_gate.decide(checked, list(state.audits or ()), state.coverage, policy)
+    if state.failure is not None:
+        if outcome.decision in trust_gate.PUBLISHING:  # pragma: no cover - by construction
+            raise AssertionError("a failed run must not publish")
+        reason = f"{state.failure.reason} Nothing was published; the run needs review."
+        outcome = outcome.model_copy(update={"reason": reason})
+    return Step({"claims": tuple(claims), "outcome": outcome}, "publish")
+
+
+StageFunction = Callable[[RunState, Deps], Step]
+
+STAGE_FUNCTIONS: dict[str, StageFunction] = {
+    "plan": plan_stage,
+    "retrieve": retrieve_stage,
+    "select": select_stage,
+    "coverage": coverage_stage,
+    "answer": answer_stage,
+    "verify": verify_stage,
+    "audit": audit_stage,
+    "gate": gate_stage,
+}
+
+
+def record_of(name: str, started: str, ms: float, step: Step) -> StageRecord:
+    u = step.usage
+    spend = 0.0 if u is None else (None if u.spend_usd is None else round(u.spend_usd, 6))
+    return StageRecord(
+        name=name,
+        started_at=started,
+        latency_ms=round(ms, 3),
+        calls=u.calls if u else 0,
+        input_tokens=u.input_tokens if u else 0,
+        output_tokens=u.output_tokens if u else 0,
+        engine=u.engine if u else None,
+        estimated_spend_usd=spend,
+        error=step.error,
+    )
+
+
+def run_stage(
+    name: str, state: RunState, deps: Deps, functions: Mapping[str, StageFunction] | None = None
+) -> RunState:
+    """Run stage `name` on `state`: the next state, with the stage's record appended."""
+    fn = (functions or STAGE_FUNCTIONS)[name]
+    started = utc_now()
+    t0 = time.perf_counter()
+    step = fn(state, deps)
+    record = record_of(name, started, (time.perf_counter() - t0) * 1000.0, step)
+    return state.model_copy(
+        update={**step.updates, "next_stage": step.next_stage, "stages": (*state.stages, record)}
+    )
+
+
+# --------------------------------------------------------------------------- the receipt
+
+
+def receipt_of(state: RunState, engine: EngineIds, policy: GatePolicy) -> Receipt:
+    """The unsealed receipt of a run that has passed its gate."""
+    if state.outcome is None or state.plan is None:
+        raise RuntimeError(f"Run {state.run_id} has not passed its gate.")
+    stages = [s for s in state.stages if s.name != "publish"]
+    claims = list(state.claims or ())
+    active = sum(s.latency_ms for s in stages) / 1000.0
+    unpriced = tuple(
+        dict.fromkeys(s.engine for s in stages if s.estimated_spend_usd is None and s.engine)
+    )
+    outcome = state.outcome
+    return Receipt(
+        run_id=state.run_id,
+        created_at=state.created_at,
+        question=state.question,
+        plan=state.plan,
+        sources=list(_sources(state)),
+        draft=state.draft or "",
+        claims=claims,
+        quotes=[q for c in claims for q in c.quotes],
+        decision=outcome.decision,
+        reason=outcome.reason,
+        published_answer=outcome.published_answer,
+        engine=engine,
+        policy=policy,
+        coverage=state.coverage,
+        stages=stages,
+        usage=Usage(
+            model_calls=sum(s.calls for s in stages),
+            input_tokens=sum(s.input_tokens for s in stages),
+            output_tokens=sum(s.output_tokens for s in stages),
+            active_seconds=round(active, 4),
+            estimated_spend_usd=round(sum(s.estimated_spend_usd or 0.0 for s in stages), 6),
+            unpriced_engines=unpriced,
+        ),
+        failure=state.failure,
+    )
+
+
+def spent(stages: Iterable[StageRecord]) -> tuple[int, int]:
+    """(model calls, tokens) the recorded stages spent: what a resumed run's budget starts
+    from, so a restart does not hand a run its budget afresh."""
+    records = list(stages)
+    return sum(s.calls for s in records), sum(s.input_tokens + s.output_tokens for s in records)

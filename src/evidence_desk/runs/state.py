@@ -1,0 +1,131 @@
+"""A run as a value: everything it has done so far, and the stage it does next.
+
+`RunState` is what the stage functions (`stages.py`) pass along: each takes a state and
+returns the next one, setting only the fields it owns (`STAGE_OUTPUTS`). Because those
+fields are plain pydantic values, the executor can store each stage's output as it ends
+(`store/runs.py`) and rebuild the state of a run interrupted at any point by laying the
+stored outputs, in order, over the run's opening fields (`RunState.resumed`).
+
+A state holds sources (their selected passages, by doc id and content hash), never whole
+document texts: a stage that needs a text looks it up by that hash, so a re-ingest between
+a crash and its resume cannot change what a run quotes.
+
+Invariants: `run_id` and `created_at` exist from the first moment; `next_stage` is None
+exactly when the run has finished (published, or stopped by `cancel`); a stage writes only
+its own output fields, its `StageRecord` and `next_stage`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ..types import (
+    Claim,
+    ClaimAudit,
+    ClaimChecks,
+    Coverage,
+    Frozen,
+    GateOutcome,
+    Hit,
+    Plan,
+    Quote,
+    Source,
+    StageFailure,
+    StageRecord,
+)
+
+Mode = Literal["quick", "deep"]
+
+# The stages in order. A run that ends early (outside coverage, a failed agent) jumps to
+# "gate"; "publish" seals, signs and stores the receipt.
+STAGES: tuple[str, ...] = (
+    "plan",
+    "retrieve",
+    "select",
+    "coverage",
+    "answer",
+    "verify",
+    "audit",
+    "gate",
+    "publish",
+)
+
+# The fields each stage sets. Stored per stage; `resumed` lays them over the opening.
+STAGE_OUTPUTS: dict[str, tuple[str, ...]] = {
+    "plan": ("plan", "failure"),
+    "retrieve": ("hits",),
+    "select": ("sources",),
+    "coverage": ("coverage", "sources"),
+    "answer": ("draft", "failure"),
+    "verify": ("checked",),
+    "audit": ("audits", "failure"),
+    "gate": ("claims", "outcome"),
+    "publish": ("receipt_sha256",),
+}
+
+
+class RunStatus(StrEnum):
+    """Where a run is. `running` with an expired lease is a run whose worker died."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+class CheckedRecord(Frozen):
+    """The verify stage's finding for one claim of the draft (the claim is re-split from
+    the stored draft, which is deterministic)."""
+
+    checks: ClaimChecks
+    quotes: tuple[Quote, ...] = ()
+
+
+class RunState(Frozen):
+    """One run, as far as it has got."""
+
+    run_id: str
+    created_at: str
+    question: str
+    mode: Mode = "quick"
+    next_stage: str | None = "plan"
+    plan: Plan | None = None
+    hits: tuple[tuple[Hit, ...], ...] | None = Field(
+        None, description="The retrieve stage's hits, one list per side of the question."
+    )
+    sources: tuple[Source, ...] | None = None
+    coverage: Coverage | None = None
+    draft: str | None = None
+    checked: tuple[CheckedRecord, ...] | None = None
+    audits: tuple[ClaimAudit, ...] | None = None
+    claims: tuple[Claim, ...] | None = None
+    outcome: GateOutcome | None = None
+    failure: StageFailure | None = None
+    stages: tuple[StageRecord, ...] = ()
+    receipt_sha256: str | None = None
+
+    def output_of(self, stage: str) -> dict[str, Any]:
+        """The fields `stage` owns, as JSON-ready values (what the executor stores)."""
+        return self.model_dump(mode="json", include=set(STAGE_OUTPUTS[stage]))
+
+    @classmethod
+    def opening(cls, run_id: str, created_at: str, question: str, mode: Mode) -> RunState:
+        return cls(run_id=run_id, created_at=created_at, question=question, mode=mode)
+
+    @classmethod
+    def resumed(
+        cls,
+        opening: Mapping[str, Any],
+        outputs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+        next_stage: str | None,
+    ) -> RunState:
+        """The state after the stored stage outputs, in order, over the opening fields."""
+        fields: dict[str, Any] = dict(opening)
+        for output, _ in outputs:
+            fields.update(output)
+        fields["stages"] = [record for _, record in outputs]
+        fields["next_stage"] = next_stage
+        return cls.model_validate(fields)

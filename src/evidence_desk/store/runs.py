@@ -1,0 +1,393 @@
+"""Runs as stored records: the run row, one row per finished stage, and an event log.
+
+A run row holds what the run was opened with and where it is (`status`, `next_stage`, its
+decision once gated). Each finished stage is one `run_stages` row — the fields the stage set
+and its `StageRecord`, as JSON — written in the same transaction that moves `next_stage` on,
+so a stage's output is committed before the next stage starts and a crash loses at most the
+stage in flight. Events (run opened, stage started and ended with latency, calls, tokens and
+spend, run finished) are appended as they happen; `events_after` replays them from any point.
+
+A run is worked on under a lease: `lease_owner` and `lease_expires` (ISO UTC). Taking the
+lease succeeds only when it is free, expired, held by the same owner, or held by a process of
+this host that is no longer alive; every stage commit renews it and fails when another owner
+took it (`LeaseLost`). These rules map onto `SELECT ... FOR UPDATE SKIP LOCKED` on a server.
+
+The functions take a connection inside a write transaction (`ArchiveStore._write`) or a read
+snapshot; SQL stays inside `store/`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from ..archive.hashing import utc_now
+
+
+class LeaseLost(RuntimeError):
+    """Another worker holds this run's lease now: this worker must stop working on it."""
+
+
+class RunNotFound(KeyError):
+    """No run has this id."""
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    run_id: str
+    created_at: str
+    updated_at: str
+    question: str
+    mode: str
+    status: str
+    next_stage: str | None
+    decision: str | None
+    failure: str | None
+    lease_owner: str | None
+    lease_expires: str | None
+    opening: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredStage:
+    seq: int
+    stage: str
+    output: dict[str, Any]
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    seq: int
+    run_id: str
+    at: str
+    kind: str
+    stage: str | None
+    data: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "run_id": self.run_id,
+            "at": self.at,
+            "kind": self.kind,
+            "stage": self.stage,
+            **self.data,
+        }
+
+
+_RUN_COLUMNS = (
+    "run_id, created_at, updated_at, question, mode, status, next_stage, decision, failure, "
+    "lease_owner, lease_expires, opening"
+)
+
+
+def _run(row: sqlite3.Row) -> StoredRun:
+    return StoredRun(
+        run_id=row["run_id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        question=row["question"],
+        mode=row["mode"],
+        status=row["status"],
+        next_stage=row["next_stage"],
+        decision=row["decision"],
+        failure=row["failure"],
+        lease_owner=row["lease_owner"],
+        lease_expires=row["lease_expires"],
+        opening=json.loads(row["opening"]),
+    )
+
+
+def _now_ms() -> str:
+    """Now in UTC to the millisecond: events a few milliseconds apart read apart."""
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def lease_until(seconds: float) -> str:
+    """The time `seconds` from now, in the format `utc_now` writes (they compare as text)."""
+    until = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=seconds)
+    return until.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def add_event(
+    db: sqlite3.Connection,
+    run_id: str,
+    kind: str,
+    stage: str | None = None,
+    data: Mapping[str, Any] | None = None,
+) -> None:
+    db.execute(
+        "INSERT INTO run_events (run_id, at, kind, stage, data) VALUES (?, ?, ?, ?, ?)",
+        (run_id, _now_ms(), kind, stage, _dumps(dict(data or {}))),
+    )
+
+
+def open_run(
+    db: sqlite3.Connection,
+    opening: Mapping[str, Any],
+    owner: str,
+    lease_expires: str,
+) -> None:
+    """Insert a new run, leased to `owner`, and its `run_opened` event."""
+    now = utc_now()
+    db.execute(
+        f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'running', 'plan', NULL, "
+        "NULL, ?, ?, ?)",
+        (
+            opening["run_id"],
+            opening["created_at"],
+            now,
+            opening["question"],
+            opening["mode"],
+            owner,
+            lease_expires,
+            _dumps(dict(opening)),
+        ),
+    )
+    add_event(db, str(opening["run_id"]), "run_opened", data={"mode": opening["mode"]})
+
+
+def get_run(db: sqlite3.Connection, run_id: str) -> StoredRun:
+    row = db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+    if row is None:
+        raise RunNotFound(run_id)
+    return _run(row)
+
+
+def stages_of(db: sqlite3.Connection, run_id: str) -> list[StoredStage]:
+    rows = db.execute(
+        "SELECT seq, stage, output, record FROM run_stages WHERE run_id = ? ORDER BY seq",
+        (run_id,),
+    )
+    return [
+        StoredStage(r["seq"], r["stage"], json.loads(r["output"]), json.loads(r["record"]))
+        for r in rows
+    ]
+
+
+def take_lease(
+    db: sqlite3.Connection,
+    run_id: str,
+    owner: str,
+    lease_expires: str,
+    is_dead: Callable[[str], bool],
+) -> StoredRun:
+    """Lease a running run to `owner` (see the module docstring); `LeaseLost` when another
+    live worker holds it."""
+    run = get_run(db, run_id)
+    now = utc_now()
+    free = (
+        run.lease_owner is None
+        or run.lease_owner == owner
+        or (run.lease_expires or "") < now
+        or is_dead(run.lease_owner)
+    )
+    if not free:
+        raise LeaseLost(
+            f"Run {run_id} is being worked on by {run.lease_owner} until {run.lease_expires}."
+        )
+    db.execute(
+        "UPDATE runs SET lease_owner = ?, lease_expires = ?, updated_at = ? WHERE run_id = ?",
+        (owner, lease_expires, now, run_id),
+    )
+    return run
+
+
+def _check_lease(db: sqlite3.Connection, run_id: str, owner: str) -> StoredRun:
+    run = get_run(db, run_id)
+    if run.lease_owner != owner:
+        raise LeaseLost(f"Run {run_id} was taken over by {run.lease_owner}.")
+    return run
+
+
+def stage_started(
+    db: sqlite3.Connection, run_id: str, stage: str, owner: str, lease_expires: str
+) -> str:
+    """Renew the lease and log the stage's start; returns the run's status (a cancelled run
+    is not worked on further)."""
+    run = _check_lease(db, run_id, owner)
+    if run.status != "running":
+        return run.status
+    db.execute(
+        "UPDATE runs SET lease_expires = ?, updated_at = ? WHERE run_id = ?",
+        (lease_expires, utc_now(), run_id),
+    )
+    add_event(db, run_id, "stage_started", stage)
+    return run.status
+
+
+def stage_finished(
+    db: sqlite3.Connection,
+    run_id: str,
+    stage: str,
+    output: Mapping[str, Any],
+    record: Mapping[str, Any],
+    next_stage: str | None,
+    owner: str,
+    lease_expires: str,
+    decision: str | None = None,
+    failure: str | None = None,
+) -> None:
+    """Commit one stage: its output row, the run's next stage, and its `stage_ended` event
+    (and `run_finished` when it was the last)."""
+    run = _check_lease(db, run_id, owner)
+    seq = db.execute(
+        "SELECT coalesce(max(seq), 0) + 1 FROM run_stages WHERE run_id = ?", (run_id,)
+    ).fetchone()[0]
+    db.execute(
+        "INSERT INTO run_stages (run_id, seq, stage, output, record) VALUES (?, ?, ?, ?, ?)",
+        (run_id, seq, stage, _dumps(dict(output)), _dumps(dict(record))),
+    )
+    finished = next_stage is None
+    db.execute(
+        "UPDATE runs SET next_stage = ?, status = ?, updated_at = ?, "
+        "decision = coalesce(?, decision), failure = coalesce(?, failure), "
+        "lease_owner = ?, lease_expires = ? WHERE run_id = ?",
+        (
+            next_stage,
+            "finished" if finished else "running",
+            utc_now(),
+            decision,
+            failure,
+            None if finished else owner,
+            None if finished else lease_expires,
+            run_id,
+        ),
+    )
+    add_event(db, run_id, "stage_ended", stage, record)
+    if finished:
+        add_event(db, run_id, "run_finished", data={"decision": decision or run.decision})
+
+
+def release(db: sqlite3.Connection, run_id: str, owner: str) -> None:
+    """Give up the lease (a worker stopping without finishing, e.g. on cancel)."""
+    db.execute(
+        "UPDATE runs SET lease_owner = NULL, lease_expires = NULL WHERE run_id = ? "
+        "AND lease_owner = ?",
+        (run_id, owner),
+    )
+
+
+def cancel(db: sqlite3.Connection, run_id: str) -> StoredRun:
+    """Mark a running run cancelled (its worker stops before its next stage)."""
+    run = get_run(db, run_id)
+    if run.status == "running":
+        db.execute(
+            "UPDATE runs SET status = 'cancelled', updated_at = ? WHERE run_id = ?",
+            (utc_now(), run_id),
+        )
+        add_event(db, run_id, "run_cancelled", run.next_stage)
+    return run
+
+
+def list_runs(
+    db: sqlite3.Connection, status: str | None = None, limit: int = 50
+) -> list[StoredRun]:
+    where, args = ("WHERE status = ?", (status,)) if status else ("", ())
+    rows = db.execute(
+        f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY created_at DESC, run_id DESC LIMIT ?",
+        (*args, limit),
+    )
+    return [_run(r) for r in rows]
+
+
+def events_after(db: sqlite3.Connection, run_id: str, after: int = 0) -> list[StoredEvent]:
+    rows = db.execute(
+        "SELECT seq, run_id, at, kind, stage, data FROM run_events "
+        "WHERE run_id = ? AND seq > ? ORDER BY seq",
+        (run_id, after),
+    )
+    return [
+        StoredEvent(r["seq"], r["run_id"], r["at"], r["kind"], r["stage"], json.loads(r["data"]))
+        for r in rows
+    ]
+
+
+Transaction = Callable[[], AbstractContextManager[sqlite3.Connection]]
+
+
+class RunRecords:
+    """The runs of one archive database (`ArchiveStore.runs`): each write one transaction
+    through the store's writer, each read one snapshot."""
+
+    def __init__(self, write: Transaction, read: Transaction) -> None:
+        self._write = write
+        self._read = read
+
+    def open(self, opening: Mapping[str, Any], owner: str, lease_seconds: float) -> None:
+        with self._write() as db:
+            open_run(db, opening, owner, lease_until(lease_seconds))
+
+    def get(self, run_id: str) -> StoredRun:
+        with self._read() as db:
+            return get_run(db, run_id)
+
+    def load(self, run_id: str) -> tuple[StoredRun, list[StoredStage]]:
+        """The run row and its finished stages, from one snapshot."""
+        with self._read() as db:
+            return get_run(db, run_id), stages_of(db, run_id)
+
+    def take_lease(
+        self, run_id: str, owner: str, lease_seconds: float, is_dead: Callable[[str], bool]
+    ) -> StoredRun:
+        with self._write() as db:
+            run = take_lease(db, run_id, owner, lease_until(lease_seconds), is_dead)
+            add_event(db, run_id, "run_resumed", run.next_stage, {"worker": owner})
+            return run
+
+    def stage_started(self, run_id: str, stage: str, owner: str, lease_seconds: float) -> str:
+        with self._write() as db:
+            return stage_started(db, run_id, stage, owner, lease_until(lease_seconds))
+
+    def stage_finished(
+        self,
+        run_id: str,
+        stage: str,
+        output: Mapping[str, Any],
+        record: Mapping[str, Any],
+        next_stage: str | None,
+        owner: str,
+        lease_seconds: float,
+        *,
+        decision: str | None = None,
+        failure: str | None = None,
+    ) -> None:
+        with self._write() as db:
+            stage_finished(
+                db,
+                run_id,
+                stage,
+                output,
+                record,
+                next_stage,
+                owner,
+                lease_until(lease_seconds),
+                decision,
+                failure,
+            )
+
+    def release(self, run_id: str, owner: str) -> None:
+        with self._write() as db:
+            release(db, run_id, owner)
+
+    def cancel(self, run_id: str) -> StoredRun:
+        with self._write() as db:
+            return cancel(db, run_id)
+
+    def recent(self, status: str | None = None, limit: int = 50) -> list[StoredRun]:
+        with self._read() as db:
+            return list_runs(db, status, limit)
+
+    def events(self, run_id: str, after: int = 0) -> list[StoredEvent]:
+        with self._read() as db:
+            return events_after(db, run_id, after)

@@ -1,0 +1,253 @@
+"""Runs stored as they go: listed from their first moment, followed by events, cancelled,
+leased, and resumed after the process was killed at any point.
+
+The archive is the small six-address one, embedded with `HashingEmbedder` (no torch): these
+tests are about runs, not retrieval quality. The crash matrix kills a child process with
+SIGKILL at every point a run can be interrupted — each stage just started, each stage done
+but not yet stored, the receipt appended to the chain but its file not written — resumes the
+run, and compares its receipt with an uninterrupted run's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import SMALL_ARCHIVE, settings_for
+from evidence_desk.desk import Desk
+from evidence_desk.errors import DeskError
+from evidence_desk.runs.loop import StoredExecutor
+from evidence_desk.runs.state import STAGES, RunState
+from evidence_desk.testing.embedder import HashingEmbedder
+from evidence_desk.trust.receipts import chain_problems
+
+QUESTION = "What did Roosevelt say about the four freedoms in 1941?"
+OUTSIDE = "What did the president say about the bank holiday in 1933?"
+
+
+@pytest.fixture(scope="module")
+def hashed_home(
+    tmp_path_factory: pytest.TempPathFactory, small_archive_file: Path, embedding_cache: Path
+) -> Path:
+    home = tmp_path_factory.mktemp("runs-home")
+    desk = Desk(settings_for(home, embedding_cache), embedder=HashingEmbedder())
+    assert desk.ingest([small_archive_file]).added == len(SMALL_ARCHIVE)
+    return home
+
+
+@pytest.fixture
+def home(hashed_home: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "home"
+    shutil.copytree(hashed_home, copy)
+    return copy
+
+
+def desk_at(home: Path, cache: Path) -> Desk:
+    return Desk(settings_for(home, cache), embedder=HashingEmbedder())
+
+
+def content(receipt: dict[str, Any]) -> dict[str, Any]:
+    """A receipt without what differs between two runs of one question: ids, times,
+    latencies, the signature."""
+    body = {
+        k: v
+        for k, v in receipt.items()
+        if k not in {"run_id", "created_at", "integrity", "stages", "usage"}
+    }
+    body["sources"] = [{k: v for k, v in s.items() if k != "retrieved_at"} for s in body["sources"]]
+    body["stages"] = [s["name"] for s in receipt["stages"]]
+    body["calls"] = receipt["usage"]["model_calls"]
+    return body
+
+
+def test_a_run_is_listed_from_its_first_moment_and_its_events_replay(
+    home: Path, embedding_cache: Path
+) -> None:
+    desk = desk_at(home, embedding_cache)
+    seen: list[tuple[str, str]] = []
+
+    def watch(kind: str, stage: str, state: RunState) -> None:
+        if kind == "run_opened":
+            (listed,) = desk.runs()
+            seen.append((listed.run_id, listed.state))
+            assert listed.run_id == state.run_id and listed.next_stage == "plan"
+
+    result = desk.ask(QUESTION, on_event=watch)
+    run_id = result.receipt["run_id"]
+    assert seen == [(run_id, "running")]
+    (summary,) = desk.runs()
+    assert (summary.state, summary.decision) == ("published", result.receipt["decision"])
+    assert desk.runs("held") == [] and desk.runs("published") == [summary]
+    events = desk.run_events(run_id)
+    kinds = [(e.kind, e.stage) for e in events]
+    assert kinds[0] == ("run_opened", None) and kinds[-1] == ("run_finished", None)
+    for stage in STAGES:
+        assert kinds.count(("stage_started", stage)) == kinds.count(("stage_ended", stage)) == 1
+    ended = [e for e in events if e.kind == "stage_ended"]
+    assert all(
+        {"latency_ms", "calls", "input_tokens", "estimated_spend_usd"} <= set(e.data) for e in ended
+    )
+    assert events[-1].data["decision"] == result.receipt["decision"]
+    record = desk.run_record(run_id)
+    assert [s["name"] for s in record["stages"]] == list(STAGES)
+    assert record["receipt_sha256"] == result.receipt["integrity"]["canonical_sha256"]
+    assert all(set(s) == {"id", "doc_id", "title", "content_sha256"} for s in record["sources"])
+    assert list(desk.follow_events(run_id, follow=True)) == events  # a finished run: no wait
+
+
+def test_outside_coverage_goes_from_coverage_to_the_gate(home: Path, embedding_cache: Path) -> None:
+    desk = desk_at(home, embedding_cache)
+    receipt = desk.ask(OUTSIDE).receipt
+    assert receipt["decision"] == "OUTSIDE_COVERAGE"
+    names = [s["name"] for s in desk.run_record(receipt["run_id"])["stages"]]
+    assert names == ["plan", "retrieve", "select", "coverage", "gate", "publish"]
+    assert desk.runs("outside")[0].run_id == receipt["run_id"]
+
+
+def test_a_cancelled_run_stops_before_its_next_stage_and_publishes_nothing(
+    home: Path, embedding_cache: Path
+) -> None:
+    desk = desk_at(home, embedding_cache)
+
+    def cancel_after_retrieve(kind: str, stage: str, state: RunState) -> None:
+        if (kind, stage) == ("stage_stored", "retrieve"):
+            assert desk.cancel(state.run_id).status == "running"
+
+    with pytest.raises(DeskError, match="stopped before publishing"):
+        desk.ask(QUESTION, on_event=cancel_after_retrieve)
+    (run,) = desk.runs()
+    assert (run.state, run.next_stage) == ("cancelled", "select")
+    assert [s["name"] for s in desk.run_record(run.run_id)["stages"]] == ["plan", "retrieve"]
+    assert desk.store.get_receipt(run.run_id) is None
+    with pytest.raises(DeskError, match="cancelled; only a running run can resume"):
+        desk.resume(run.run_id)
+    assert desk.cancel(run.run_id).status == "cancelled"  # again: nothing changes
+
+
+def test_a_run_held_by_a_live_worker_is_not_taken_over(home: Path, embedding_cache: Path) -> None:
+    desk = desk_at(home, embedding_cache)
+    other = StoredExecutor(desk.store.runs, lease_seconds=600)  # a live worker (this process)
+    state = desk.pipeline.opening(QUESTION)
+    other.runs.open(
+        state.model_dump(mode="json", include={"run_id", "created_at", "question", "mode"}),
+        other.owner,
+        600,
+    )
+    assert desk.runs("running")[0].run_id == state.run_id
+    with pytest.raises(DeskError, match="is being worked on by"):
+        desk.resume(state.run_id)
+    expired = StoredExecutor(desk.store.runs, lease_seconds=600)
+    expired.runs.take_lease(state.run_id, other.owner, -1, lambda owner: False)  # lease ran out
+    assert desk.runs("interrupted")[0].run_id == state.run_id
+    assert desk.resume(state.run_id).receipt["run_id"] == state.run_id
+
+
+def test_the_receipt_chain_is_verified_and_its_first_break_named(
+    home: Path, embedding_cache: Path
+) -> None:
+    desk = desk_at(home, embedding_cache)
+    ids = [desk.ask(q).receipt["run_id"] for q in (QUESTION, OUTSIDE, QUESTION)]
+    report = desk.verify_chain()
+    assert report.ok and report.receipts == 3
+    with sqlite3.connect(desk.settings.db_path) as db:  # edit the second receipt's answer
+        (text,) = db.execute("SELECT json FROM receipts WHERE run_id = ?", (ids[1],)).fetchone()
+        edited = json.loads(text)
+        edited["reason"] = "Edited after signing."
+        db.execute("UPDATE receipts SET json = ? WHERE run_id = ?", (json.dumps(edited), ids[1]))
+    broken = desk_at(home, embedding_cache).verify_chain()
+    assert (broken.ok, broken.receipts, broken.broken_run) == (False, 2, ids[1])
+    assert any("hash" in p for p in broken.problems), broken.problems
+
+
+def test_unknown_runs_and_states_are_one_clear_sentence(home: Path, embedding_cache: Path) -> None:
+    desk = desk_at(home, embedding_cache)
+    for call in (desk.resume, desk.cancel, desk.run_record, desk.run_events):
+        with pytest.raises(DeskError, match="There is no run run-nope"):
+            call("run-nope")  # type: ignore[operator]
+    with pytest.raises(DeskError, match="Unknown run state 'lost'"):
+        desk.runs("lost")
+
+
+# --------------------------------------------------------------------------- crash matrix
+
+CHILD = textwrap.dedent(
+    """
+    import os, signal, sys
+    from pathlib import Path
+    from evidence_desk.desk import Desk
+    from evidence_desk.settings import Settings
+    from evidence_desk.testing.embedder import HashingEmbedder
+
+    home, cache, question, kind, stage = sys.argv[1:6]
+    desk = Desk(Settings(home=Path(home), cache_dir=Path(cache), embed_workers=1),
+                embedder=HashingEmbedder())
+
+    def die(*_):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    def on_event(k, s, state):
+        if (k, s) == (kind, stage):
+            die()
+
+    if kind == "appended":
+        desk.publisher.on_appended = die
+    desk.ask(question, on_event=on_event)
+    """
+)
+
+CRASH_POINTS = [(kind, stage) for stage in STAGES for kind in ("stage_started", "stage_done")]
+CRASH_POINTS.append(("appended", "publish"))
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(
+    hashed_home: Path, tmp_path_factory: pytest.TempPathFactory, embedding_cache: Path
+) -> dict[str, Any]:
+    home = tmp_path_factory.mktemp("uninterrupted") / "home"
+    shutil.copytree(hashed_home, home)
+    receipt = desk_at(home, embedding_cache).ask(QUESTION).receipt
+    assert receipt["decision"] == "AUTO_CLEARED" and receipt["claims"]  # a run worth comparing
+    return receipt
+
+
+@pytest.mark.parametrize(("kind", "stage"), CRASH_POINTS, ids=[f"{k}-{s}" for k, s in CRASH_POINTS])
+def test_a_run_killed_anywhere_resumes_to_the_same_receipt(
+    home: Path, embedding_cache: Path, uninterrupted: dict[str, Any], kind: str, stage: str
+) -> None:
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD, str(home), str(embedding_cache), QUESTION, kind, stage],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    desk = desk_at(home, embedding_cache)
+    (run,) = desk.runs()
+    assert run.state == "interrupted"  # its worker is dead: no waiting for the lease
+    before = [s["name"] for s in desk.run_record(run.run_id)["stages"]]
+    result = desk.resume(run.run_id)
+
+    assert content(result.receipt) == content(uninterrupted)
+    assert result.receipt["run_id"] == run.run_id
+    assert result.path is not None and json.loads(result.path.read_text()) == result.receipt
+    assert desk.verify_receipt(result.receipt).ok
+    # No stage stored before the kill ran again; the one in flight ran once more.
+    starts = [e.stage for e in desk.run_events(run.run_id) if e.kind == "stage_started"]
+    for name in STAGES:
+        assert starts.count(name) == (2 if name == stage else 1), name
+    assert stage not in before
+    assert [s["name"] for s in desk.run_record(run.run_id)["stages"]] == list(STAGES)
+    receipts = list(desk.store.iter_receipts())
+    assert [r.run_id for r in receipts] == [run.run_id]
+    assert chain_problems([json.loads(r.json) for r in receipts]) == []
+    with sqlite3.connect(desk.settings.db_path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)

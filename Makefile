@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_QUESTION ?= What did Franklin D. Roosevelt say about freedom of speech in 1941?
 
-.PHONY: demo test lint bench install clean
+.PHONY: demo test test-fast lint bench install clean
 
 demo: $(VENV)/.installed
 	$(BIN)/evidence-desk ingest --sample sotu
@@ -18,6 +18,10 @@ test: $(VENV)/.installed
 	$(BIN)/mypy
 	$(BIN)/pytest --cov=evidence_desk.trust --cov-branch --cov-report=term-missing:skip-covered \
 		--cov-fail-under=100
+
+# The edit loop: no slow test and nothing that loads the embedding model; CI runs `make test`.
+test-fast: $(VENV)/.installed
+	$(BIN)/pytest -q -m "not slow and not torch"
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check src tests bench

@@ -2,11 +2,12 @@
 
 Runs, in order, each in its own process so one's memory and threads do not colour the next:
 embedding throughput, ingest (sample and digital.gov, cold), retrieval latency (digital.gov
-size and 200,000 passages), warm `ask` latency, the cost of storing runs and resuming one after a kill, model calls and tokens of a Quick run with a
-scripted provider, both evaluation sets (beside the desk before and a BM25 baseline), the
-coverage calibration on two archives, the auditor on WiCE, and hostile drafts against the grounding
-contract. Benchmarks that need the shared data
-folder say so and skip. `--quick` runs the smoke variants where a bench has one.
+size and 200,000 passages), warm `ask` latency, the cost of storing runs and resuming one
+after a kill, model calls and tokens of a Quick run with a scripted provider, both
+evaluation sets (beside the desk before and a BM25 baseline), both sets in Quick and in
+Deep mode, the coverage calibration on two archives, the auditor on WiCE, and hostile
+drafts against the grounding contract. Benchmarks that need the shared data folder say so
+and skip. `--quick` runs the smoke variants where a bench has one.
 
 The sample archive (and the digital.gov archive, when the shared data is there) is ingested
 once into a temporary data dir for the benches that need it.
@@ -62,6 +63,7 @@ def main() -> int:
             subprocess.check_call([sys.executable, *ingest, str(DIGITALGOV_FOLDER)])
             homes += ["--digitalgov-home", str(dg)]
         failures += _run("evaluation", *homes) != 0
+        failures += _run("deep", *homes) != 0
         failures += _run("calibrate_coverage", *homes) != 0
         failures += _run("wice") != 0
         failures += _run("adversarial", *quick) != 0

@@ -91,8 +91,7 @@ def measure(home: Path) -> None:
     with FakeProvider("chat", scripted(replies), models=["gpt-4.1-mini"]) as fake:
         os.environ["OPENAI_BASE_URL"] = fake.base_url
         os.environ.setdefault("OPENAI_API_KEY", "bench-key-not-secret")
-        desk = Desk(Settings(home=home, model="openai:gpt-4.1-mini"))
-        desk.__dict__["embedder"] = offline.embedder
+        desk = Desk(Settings(home=home, model="openai:gpt-4.1-mini"), embedder=offline.embedder)
         runs = [desk.ask(q).receipt for q in questions]
     same = sum(r["decision"] == d for r, d in zip(runs, offline_decisions, strict=True))
     report(runs, same)

@@ -70,10 +70,13 @@ def overhead(desk: Desk, rounds: int) -> None:
     memory: list[float] = []
     for _ in range(rounds):
         for i, q in enumerate(questions):
-            pair = [("stored", lambda: desk.ask(q)), ("memory", lambda: in_memory(desk, q))]
-            for name, call in pair if i % 2 == 0 else pair[::-1]:  # alternate who goes first
+            order = ("stored", "memory") if i % 2 == 0 else ("memory", "stored")
+            for name in order:  # alternate who goes first
                 t = time.perf_counter()
-                call()
+                if name == "stored":
+                    desk.ask(q)
+                else:
+                    in_memory(desk, q)
                 (stored if name == "stored" else memory).append((time.perf_counter() - t) * 1000)
     s50, m50 = statistics.median(stored), statistics.median(memory)
     print(f"warm ask, {len(stored)} asks each, interleaved:")
@@ -109,7 +112,9 @@ def resume(desk: Desk, home: Path, kills: int) -> None:
             desk.resume(run_id)
             warm.append((time.perf_counter() - t) * 1000)
     print(f"resume after SIGKILL at the answer stage ({kills} kills):")
-    print(f"  fresh `runs resume` process: p50 {statistics.median(cli):.0f} ms (loads model, index)")
+    print(
+        f"  fresh `runs resume` process: p50 {statistics.median(cli):.0f} ms (loads model, index)"
+    )
     print(f"  warm desk, in process: p50 {statistics.median(warm):.1f} ms")
 
 

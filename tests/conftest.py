@@ -30,6 +30,29 @@ def _no_outside_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
+# Fixtures that load the embedding model (torch): a test using any of them is marked
+# `torch`, so `make test-fast` (`-m "not slow and not torch"`) leaves it to the full suite.
+TORCH_FIXTURES = frozenset(
+    {
+        "built_home",
+        "fresh_home",
+        "tiny_rows",
+        "tiny_index",
+        "archive_home",
+        "injected_home",
+        "make_desk",
+        "sample_desk",
+        "dg_desk",
+    }
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if TORCH_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.torch)
+
+
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 

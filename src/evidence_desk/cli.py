@@ -265,7 +265,7 @@ def runs_resume(ctx: click.Context, run_id: str, as_json: bool) -> None:
 def runs_cancel(ctx: click.Context, run_id: str) -> None:
     """Stop a running run before its next stage; nothing of it is published."""
     before = _desk(ctx).cancel(run_id)
-    if before.status == "running":
+    if before.status in ("running", "queued"):
         out.print(f"Cancelled {run_id} before its {before.next_stage} stage.")
     else:
         out.print(f"Run {run_id} was already {before.status}; nothing changed.")
@@ -391,25 +391,30 @@ def receipt_key(ctx: click.Context) -> None:
     "(after ingesting the digital.gov news folder). `--sample NAME` is an alias.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report JSON and nothing else.")
+@click.option("--deep", is_flag=True, help="Run every question in Deep mode; Quick is the default.")
 @click.pass_context
-def eval_(ctx: click.Context, questions: Path | None, set_name: str | None, as_json: bool) -> None:
+def eval_(
+    ctx: click.Context, questions: Path | None, set_name: str | None, as_json: bool, deep: bool
+) -> None:
     """Run a question set (contracts/questions.md) and print the metrics.
 
     Give a QUESTIONS.jsonl file, or `--set NAME` for a bundled set; a bundled set needs the
     archive it was written for (its gold documents), and says how to ingest it if missing.
+    The report's summary names the mode the questions ran in.
     """
     from .evaluation.report import render_report
 
     if bool(questions) == bool(set_name):
         _fail("Give either QUESTIONS.jsonl or --set NAME.")
     desk = _desk(ctx)
+    mode = "deep" if deep else "quick"
     if questions:
-        report = desk.evaluate(questions)
+        report = desk.evaluate(questions, mode=mode)
     else:
         name = set_name or ""
         bundled = desk.sample_questions(name)
         desk.require_gold_documents(name, bundled)
-        report = desk.evaluate(bundled)
+        report = desk.evaluate(bundled, mode=mode)
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
     else:

@@ -45,7 +45,7 @@ from .runs.stages import STAGE_FUNCTIONS, StageFunction
 from .settings import Settings
 from .store.embedding_cache import EmbeddingCache
 from .store.runs import LeaseLost, RunNotFound, StoredEvent, StoredRun
-from .store.sqlite import ArchiveStore, StoreError
+from .store.sqlite import ArchiveStore
 from .trust.signing import (
     key_id_for,
     load_or_create_key,
@@ -86,10 +86,7 @@ class Desk:
     @cached_property
     def store(self) -> ArchiveStore:
         self.settings.home.mkdir(parents=True, exist_ok=True)
-        try:
-            return ArchiveStore(self.settings.db_path)
-        except StoreError as exc:
-            raise DeskError(str(exc)) from exc
+        return ArchiveStore(self.settings.db_path)  # StoreError, SchemaError: a DeskError
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -131,6 +128,8 @@ class Desk:
             common_zipf=s.common_zipf,
             max_model_calls=s.max_model_calls,
             max_model_tokens=s.max_model_tokens,
+            max_spend_usd=s.max_run_spend_usd,
+            max_active_seconds=s.max_active_seconds,
             relative_date_reach_days=s.relative_date_reach_days,
         )
         return Pipeline(self.archive, agents.planner, agents.answerer, agents.auditor, config)
@@ -239,7 +238,17 @@ class Desk:
 
     @cached_property
     def _executor(self) -> StoredExecutor:
-        return StoredExecutor(self.store.runs, lease_seconds=self.settings.run_lease_seconds)
+        """The executor the settings name; both store the same records (`runs/graph.py`)."""
+        s = self.settings
+        executor = StoredExecutor(self.store.runs, lease_seconds=s.run_lease_seconds)
+        if s.executor == "langgraph":
+            from .runs.graph import GraphExecutor
+
+            executor = GraphExecutor(
+                self.store.runs, s.graph_db_path, lease_seconds=s.run_lease_seconds
+            )
+        executor.max_running = s.max_concurrent_runs
+        return executor
 
     @property
     def _stage_functions(self) -> dict[str, StageFunction]:
@@ -262,10 +271,12 @@ class Desk:
     def resume(self, run_id: str, *, on_event: OnEvent | None = None) -> AskResult:
         """Continue a stored run from the stage it was in (its worker died or was stopped)."""
         run = self._run_or_fail(run_id)
-        if run.status != "running":
+        if run.status not in ("running", "queued"):
             if run.status == "finished":
                 return self._result(run_id)
-            raise DeskError(f"Run {run_id} was {run.status}; only a running run can resume.")
+            raise DeskError(
+                f"Run {run_id} was {run.status}; only a running or queued run can resume."
+            )
         try:
             self._executor.resume(
                 run_id,
@@ -386,7 +397,10 @@ class Desk:
             f"{name!r} question set: run `{how}` first."
         )
 
-    def evaluate(self, questions: Path | Sequence[Question]) -> dict[str, Any]:
+    def evaluate(
+        self, questions: Path | Sequence[Question], *, mode: str = "quick"
+    ) -> dict[str, Any]:
+        """Run and score a question set in `mode` (`quick` or `deep`); nothing is stored."""
         if isinstance(questions, Path):
             try:
                 questions = load_questions(questions)
@@ -398,7 +412,7 @@ class Desk:
             doc = self.store.get_document(doc_id)
             return None if doc is None else doc.text
 
-        return evaluate(questions, self.run, text_of)
+        return evaluate(questions, lambda q, m: self.run(q, mode=m), text_of, mode=mode)
 
     # ------------------------------------------------------------------ doctor
 

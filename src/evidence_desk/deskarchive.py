@@ -8,8 +8,12 @@ Everything derived from the store is cached per store generation.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+import fcntl
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 
 from .agents.base import ArchiveProfile
 from .archive.entities import entities_from_documents
@@ -19,6 +23,18 @@ from .retrieval.index import HybridIndex, IndexRows
 from .settings import Settings
 from .store.sqlite import ArchiveStore
 from .types import Document, Hit, TimeWindow
+
+
+@contextmanager
+def _exclusive(directory: Path) -> Iterator[None]:
+    """An exclusive lock on `<directory>.lock`, held until the block ends (POSIX flock)."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with open(directory.with_name(directory.name + ".lock"), "a+b") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 class DeskArchive:
@@ -33,6 +49,7 @@ class DeskArchive:
         self._profile = ArchiveProfile()
         self._dates: list[str] = []
         self._embed = lru_cache(maxsize=256)(self.embedder.embed_query)
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ index lifecycle
 
@@ -43,39 +60,46 @@ class DeskArchive:
         return None
 
     def refresh(self) -> HybridIndex | None:
-        """Open the index, rebuilding it first when the store has changed since it was built."""
-        generation = self.store.generation()
-        if self._index is not None and self._index.generation == generation:
-            return self._index
-        index = HybridIndex.open(self.settings.index_dir)
-        if index is None or index.generation != generation:
-            rows = self.store.export_index_rows()
-            if len(rows) == 0:
-                self._index = None
-                return None
-            index = HybridIndex.build(
-                self.settings.index_dir,
-                IndexRows(
-                    rows.passage_ids,
-                    rows.doc_ids,
-                    rows.texts,
-                    rows.titles,
-                    rows.dates,
-                    rows.vectors,
-                ),
-                rows.generation,
-            )
-        self._index = index
-        return index
+        """Open the index, rebuilding it first when the store has changed since it was built.
+
+        Safe from several threads and processes: one thread of this desk at a time, and
+        one process at a time per index directory (an exclusive lock on `<dir>.lock`,
+        under which the index is opened again, so a build another process just finished
+        is used, not repeated)."""
+        with self._lock:
+            generation = self.store.generation()
+            if self._index is not None and self._index.generation == generation:
+                return self._index
+            index = HybridIndex.open(self.settings.index_dir)
+            if index is None or index.generation != generation:
+                with _exclusive(self.settings.index_dir):
+                    index = HybridIndex.open(self.settings.index_dir)
+                    if index is None or index.generation != generation:
+                        index = self._build()
+            self._index = index
+            return index
+
+    def _build(self) -> HybridIndex | None:
+        rows = self.store.export_index_rows()
+        if len(rows) == 0:
+            return None
+        return HybridIndex.build(
+            self.settings.index_dir,
+            IndexRows(
+                rows.passage_ids, rows.doc_ids, rows.texts, rows.titles, rows.dates, rows.vectors
+            ),
+            rows.generation,
+        )
 
     def _current(self) -> HybridIndex:
-        index = self.refresh()
-        if index is None:
-            raise LookupError("The archive has no passages to search.")
-        if self._derived_generation != index.generation:
-            self._load_derived()
-            self._derived_generation = index.generation
-        return index
+        with self._lock:
+            index = self.refresh()
+            if index is None:
+                raise LookupError("The archive has no passages to search.")
+            if self._derived_generation != index.generation:
+                self._load_derived()
+                self._derived_generation = index.generation
+            return index
 
     def _load_derived(self) -> None:
         metas = list(self.store.iter_documents_meta())

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .agents.base import AgentFailure, Auditor, ClaimToAudit, RunBudget
 from .archive.chunking import chunk
+from .errors import DeskError
 from .runs.selection import source_of
 from .settings import Settings
 from .store.sqlite import ArchiveStore
@@ -36,7 +37,7 @@ from .trust.checks import EvidenceSource, check_draft
 from .types import ClaimAudit, Document, GatePolicy, Source, Verdict
 
 
-class DraftFileError(ValueError):
+class DraftFileError(DeskError, ValueError):
     """A draft file that cannot be used at all (unreadable, empty, neither JSON nor JSONL)."""
 
 

@@ -87,12 +87,36 @@ class Settings(BaseSettings):
     max_model_tokens: int = Field(
         90_000, description="Input plus output tokens one run may use, in all."
     )
+    max_run_spend_usd: float | None = Field(
+        1.0,
+        ge=0,
+        description="Estimated spend (USD, from the price table) one run may reach; a call "
+        "that could pass it is not sent. Empty: no cap. Models without a price are not capped.",
+    )
+    max_active_seconds: float | None = Field(
+        300.0,
+        gt=0,
+        description="Seconds a run may spend in its stages, counted across restarts; a model "
+        "call is not sent once they are used. Empty: no limit.",
+    )
+    max_concurrent_runs: int = Field(
+        2,
+        ge=1,
+        description="Runs that may execute at once on this data directory (all processes); "
+        "more wait in the order they were asked.",
+    )
     run_lease_seconds: float = Field(
         600.0,
         gt=0,
         description="How long a worker holds a run without finishing a stage before another "
         "may take it over (`runs resume`); a run whose process on this host has died can be "
         "resumed at once.",
+    )
+    executor: Literal["stages", "langgraph"] = Field(
+        "stages",
+        description="What drives a stored run through its stages: `stages` (the desk's own "
+        "loop) or `langgraph` (a LangGraph graph, checkpointed beside the archive). Both "
+        "store the same records, and either resumes a run the other started.",
     )
     prices_file: Path | None = Field(
         None,
@@ -182,6 +206,11 @@ class Settings(BaseSettings):
     @property
     def db_path(self) -> Path:
         return self.home / "archive.sqlite3"
+
+    @property
+    def graph_db_path(self) -> Path:
+        """The LangGraph executor's checkpoints (the archive database stays the record)."""
+        return self.home / "runs-graph.sqlite3"
 
     @property
     def index_dir(self) -> Path:

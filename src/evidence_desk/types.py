@@ -128,6 +128,23 @@ class Hit(Frozen):
     dense_score: float | None = Field(None, description="Cosine similarity to the query.")
     dense_rank: int | None = None
     doc_date: str | None = None
+    queries: tuple[str, ...] = Field(
+        (), description="The queries whose search found this passage, in the order issued."
+    )
+
+
+class Search(Frozen):
+    """One archive search a run issued: its query, where it looked, why, and what it found."""
+
+    query: str
+    side: int = Field(0, description="The side of the question it searched for (0 when one).")
+    windows: tuple[str, ...] = Field((), description="Labels of the time windows searched.")
+    aim: str = Field(
+        "plan",
+        description="`plan` for the plan's own queries; for a Deep mode query, the gap of the "
+        "first pass it is aimed at (`runs/gaps.py`).",
+    )
+    hits: int = Field(0, description="Passages the search returned.")
 
 
 class ScoredPassage(Frozen):
@@ -155,6 +172,11 @@ class Source(Frozen):
     retrieved_at: str
     content_sha256: str
     passages: tuple[ScoredPassage, ...] = ()
+    queries: tuple[str, ...] = Field(
+        (),
+        description="The queries whose searches found the selected passages, the best "
+        "passage's first (empty for a source named in a checked draft, and in older receipts).",
+    )
 
 
 class Coverage(Frozen):
@@ -305,6 +327,11 @@ class StageFailure(Frozen):
 
     stage: str
     reason: str
+    kind: Literal["agent", "budget"] = Field(
+        "agent",
+        description="budget: the run's limits (model calls, tokens, spend, active seconds) "
+        "stopped the stage before a call was sent; agent: the agent or its provider failed.",
+    )
 
 
 class GatePolicy(Frozen):
@@ -376,6 +403,10 @@ class Receipt(BaseModel):
     stages: list[StageRecord]
     usage: Usage
     failure: StageFailure | None = None
+    searches: list[Search] = Field(
+        default_factory=list,
+        description="Every archive search the run issued, in order (empty in older receipts).",
+    )
     integrity: Integrity | None = None
 
 

@@ -134,6 +134,11 @@ def test_eval_json_reports_summary_and_items(
     assert report["summary"]["answer_accuracy"] == 1.0
     assert report["summary"]["abstention_recall"] == 1.0
     assert [i["id"] for i in report["items"]] == ["a", "b"]
+    assert report["summary"]["mode"] == "quick"
+    deep = cli(home, embedding_cache, "eval", "--json", "--deep", str(path))
+    assert deep.exit_code == 0, deep.stderr
+    summary = json.loads(deep.stdout)["summary"]
+    assert summary["mode"] == "deep" and summary["abstention_recall"] == 1.0
 
 
 def test_jsonl_lines_may_hold_unicode_line_separators(
@@ -421,3 +426,45 @@ def test_ask_json_says_the_run_id_on_stderr_only(home: Path, embedding_cache: Pa
     res = cli(home, embedding_cache, "ask", "--json", "What did Obama say about bin Laden?")
     receipt = json.loads(res.stdout)
     assert f"Run {receipt['run_id']}" in res.stderr
+
+
+def test_an_archive_from_a_newer_version_is_one_sentence_not_a_traceback(
+    tmp_path: Path, embedding_cache: Path
+) -> None:
+    import sqlite3
+
+    home = tmp_path / "home"
+    home.mkdir()
+    with sqlite3.connect(home / "archive.sqlite3") as db:
+        db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        db.execute("INSERT INTO _migrations VALUES ('m999_from_the_future', '2030-01-01')")
+    res = cli(home, embedding_cache, "runs", "list")
+    assert res.exit_code == 1
+    assert "written by a newer Evidence Desk" in res.stderr and "Traceback" not in res.output
+
+
+def test_every_error_a_user_can_act_on_is_a_desk_error() -> None:
+    from evidence_desk.agents.prices import PriceFileError
+    from evidence_desk.agents.providers import ProviderSetupError, UnknownEngineError
+    from evidence_desk.archive.ingest import IngestError
+    from evidence_desk.archive.sample import SampleError
+    from evidence_desk.drafts import DraftFileError
+    from evidence_desk.errors import DeskError
+    from evidence_desk.evaluation.questions import QuestionFileError
+    from evidence_desk.retrieval.parallel import EmbeddingWorkerError
+    from evidence_desk.store.migrations import SchemaError
+    from evidence_desk.store.sqlite import StoreError
+
+    for error in (
+        PriceFileError,
+        ProviderSetupError,
+        UnknownEngineError,
+        IngestError,
+        SampleError,
+        DraftFileError,
+        QuestionFileError,
+        EmbeddingWorkerError,
+        SchemaError,
+        StoreError,
+    ):
+        assert issubclass(error, DeskError), error

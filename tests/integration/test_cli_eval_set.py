@@ -39,10 +39,12 @@ def evaluated(monkeypatch: pytest.MonkeyPatch) -> list[list[Question]]:
     """Replaces the evaluation run with a stub; records the questions it was given."""
     calls: list[list[Question]] = []
 
-    def fake(self: Desk, questions: Path | Sequence[Question]) -> dict[str, Any]:
+    def fake(
+        self: Desk, questions: Path | Sequence[Question], *, mode: str = "quick"
+    ) -> dict[str, Any]:
         assert not isinstance(questions, Path)
         calls.append(list(questions))
-        return {"summary": {"questions": len(questions)}, "items": []}
+        return {"summary": {"mode": mode, "questions": len(questions)}, "items": []}
 
     monkeypatch.setattr(Desk, "evaluate", fake)
     return calls
@@ -81,6 +83,8 @@ def test_sotu_set_runs_on_an_archive_holding_its_gold_documents(
     assert json.loads(res.stdout)["summary"]["questions"] == 30
     [questions] = evaluated
     assert [q.id for q in questions] == [f"sotu-{n:03d}" for n in range(1, 31)]
+    deep = cli(fresh_home, embedding_cache, "eval", option, "sotu", "--json", "--deep")
+    assert json.loads(deep.stdout)["summary"]["mode"] == "deep"
 
 
 def test_a_set_on_an_empty_archive_says_what_to_ingest(

@@ -16,11 +16,11 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+from runs_helpers import CHILD, CRASH_POINTS, QUESTION, content, desk_at
 
 from conftest import SMALL_ARCHIVE, settings_for
 from evidence_desk.desk import Desk
@@ -30,7 +30,6 @@ from evidence_desk.runs.state import STAGES, RunState
 from evidence_desk.testing.embedder import HashingEmbedder
 from evidence_desk.trust.receipts import chain_problems
 
-QUESTION = "What did Roosevelt say about the four freedoms in 1941?"
 OUTSIDE = "What did the president say about the bank holiday in 1933?"
 
 
@@ -51,24 +50,6 @@ def home(hashed_home: Path, tmp_path: Path) -> Path:
     return copy
 
 
-def desk_at(home: Path, cache: Path) -> Desk:
-    return Desk(settings_for(home, cache), embedder=HashingEmbedder())
-
-
-def content(receipt: dict[str, Any]) -> dict[str, Any]:
-    """A receipt without what differs between two runs of one question: ids, times,
-    latencies, the signature."""
-    body = {
-        k: v
-        for k, v in receipt.items()
-        if k not in {"run_id", "created_at", "integrity", "stages", "usage"}
-    }
-    body["sources"] = [{k: v for k, v in s.items() if k != "retrieved_at"} for s in body["sources"]]
-    body["stages"] = [s["name"] for s in receipt["stages"]]
-    body["calls"] = receipt["usage"]["model_calls"]
-    return body
-
-
 def test_a_run_is_listed_from_its_first_moment_and_its_events_replay(
     home: Path, embedding_cache: Path
 ) -> None:
@@ -83,7 +64,7 @@ def test_a_run_is_listed_from_its_first_moment_and_its_events_replay(
 
     result = desk.ask(QUESTION, on_event=watch)
     run_id = result.receipt["run_id"]
-    assert seen == [(run_id, "running")]
+    assert seen == [(run_id, "queued")]  # stored before it even has a slot to execute in
     (summary,) = desk.runs()
     assert (summary.state, summary.decision) == ("published", result.receipt["decision"])
     assert desk.runs("held") == [] and desk.runs("published") == [summary]
@@ -128,7 +109,7 @@ def test_a_cancelled_run_stops_before_its_next_stage_and_publishes_nothing(
     assert (run.state, run.next_stage) == ("cancelled", "select")
     assert [s["name"] for s in desk.run_record(run.run_id)["stages"]] == ["plan", "retrieve"]
     assert desk.store.get_receipt(run.run_id) is None
-    with pytest.raises(DeskError, match="cancelled; only a running run can resume"):
+    with pytest.raises(DeskError, match="cancelled; only a running or queued run can resume"):
         desk.resume(run.run_id)
     assert desk.cancel(run.run_id).status == "cancelled"  # again: nothing changes
 
@@ -142,7 +123,7 @@ def test_a_run_held_by_a_live_worker_is_not_taken_over(home: Path, embedding_cac
         other.owner,
         600,
     )
-    assert desk.runs("running")[0].run_id == state.run_id
+    assert desk.runs("queued")[0].run_id == state.run_id
     with pytest.raises(DeskError, match="is being worked on by"):
         desk.resume(state.run_id)
     expired = StoredExecutor(desk.store.runs, lease_seconds=600)
@@ -178,34 +159,6 @@ def test_unknown_runs_and_states_are_one_clear_sentence(home: Path, embedding_ca
 
 
 # --------------------------------------------------------------------------- crash matrix
-
-CHILD = textwrap.dedent(
-    """
-    import os, signal, sys
-    from pathlib import Path
-    from evidence_desk.desk import Desk
-    from evidence_desk.settings import Settings
-    from evidence_desk.testing.embedder import HashingEmbedder
-
-    home, cache, question, kind, stage = sys.argv[1:6]
-    desk = Desk(Settings(home=Path(home), cache_dir=Path(cache), embed_workers=1),
-                embedder=HashingEmbedder())
-
-    def die(*_):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-    def on_event(k, s, state):
-        if (k, s) == (kind, stage):
-            die()
-
-    if kind == "appended":
-        desk.publisher.on_appended = die
-    desk.ask(question, on_event=on_event)
-    """
-)
-
-CRASH_POINTS = [(kind, stage) for stage in STAGES for kind in ("stage_started", "stage_done")]
-CRASH_POINTS.append(("appended", "publish"))
 
 
 @pytest.fixture(scope="module")

@@ -52,8 +52,7 @@ def _build(folder: Path, home: Path, embedder: MiniLMEmbedder, docs: list[tuple[
     folder.mkdir(parents=True, exist_ok=True)
     for name, title, date, text in docs:
         write_doc(folder, name, title, date, text)
-    desk = Desk(Settings(home=home, cache_dir=None, embed_workers=1))
-    desk.__dict__["embedder"] = embedder
+    desk = Desk(Settings(home=home, cache_dir=None, embed_workers=1), embedder=embedder)
     summary = desk.ingest([folder])
     assert summary.added == len(docs)
     return home
@@ -95,8 +94,6 @@ def make_desk(
             "model_timeout": 10.0,
         }
         values.update(kw)
-        desk = Desk(Settings(**values))
-        desk.__dict__["embedder"] = embedder
-        return desk
+        return Desk(Settings(**values), embedder=embedder)
 
     return make

@@ -115,8 +115,7 @@ def test_the_offline_engine_decides_the_same_with_the_injection_in_the_archive(
     archive_home: Path, injected_home: Path, embedder: MiniLMEmbedder
 ) -> None:
     def desk_on(home: Path) -> Desk:
-        desk = Desk(Settings(home=home, cache_dir=None))
-        desk.__dict__["embedder"] = embedder
+        desk = Desk(Settings(home=home, cache_dir=None), embedder=embedder)
         return desk
 
     def decisions(desk: Desk) -> list[tuple[str, str]]:

@@ -13,9 +13,10 @@ publishing. There is no fallback to an unchecked answer.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Literal, Protocol, TypeVar
 
 from ..types import ClaimAudit, Draft, Plan, Source, TimeWindow
 
@@ -79,34 +80,83 @@ class Advice(Generic[T]):
     usage: ModelUsage
 
 
-class AgentFailure(Exception):
-    """A role gave up: `reason` is one sentence a reader can understand."""
+FailureKind = Literal["agent", "budget"]
 
-    def __init__(self, role: str, reason: str, usage: ModelUsage) -> None:
+
+class AgentFailure(Exception):
+    """A role gave up: `reason` is one sentence a reader can understand; `kind` is "budget"
+    when the run's limits stopped the call before it was sent, "agent" otherwise."""
+
+    def __init__(
+        self, role: str, reason: str, usage: ModelUsage, kind: FailureKind = "agent"
+    ) -> None:
         super().__init__(reason)
         self.role = role
         self.reason = reason
         self.usage = usage
+        self.kind: FailureKind = kind
 
 
 class RunBudget:
-    """The model calls and tokens one run may spend across all roles (thread-safe)."""
+    """What one run may spend across all roles (thread-safe): model calls, tokens, the
+    estimated spend in USD (None: no cap) and active seconds (None: no limit).
 
-    def __init__(self, max_calls: int, max_tokens: int) -> None:
+    Callers reserve before each model call (`agents/calls.py`) and `charge` what the call
+    really used afterwards. Active seconds are the stages' own time: `add_seconds` after
+    each stage, plus the time since the current stage began (`begin_stage`). A resumed run
+    starts from what its recorded stages spent, so a restart hands it no fresh budget.
+    """
+
+    def __init__(
+        self,
+        max_calls: int,
+        max_tokens: int,
+        max_spend_usd: float | None = None,
+        max_seconds: float | None = None,
+    ) -> None:
         self.max_calls = max_calls
         self.max_tokens = max_tokens
+        self.max_spend_usd = max_spend_usd
+        self.max_seconds = max_seconds
         self.calls = 0
         self.tokens = 0
+        self.spend_usd = 0.0
+        self.seconds = 0.0
+        self._stage_began: float | None = None
         self._lock = threading.Lock()
 
     def remaining(self) -> tuple[int, int]:
         with self._lock:
             return max(self.max_calls - self.calls, 0), max(self.max_tokens - self.tokens, 0)
 
-    def charge(self, calls: int, tokens: int) -> None:
+    def charge(self, calls: int, tokens: int, spend_usd: float = 0.0) -> None:
         with self._lock:
             self.calls += calls
             self.tokens += tokens
+            self.spend_usd += spend_usd
+
+    def spend_left(self) -> float | None:
+        with self._lock:
+            if self.max_spend_usd is None:
+                return None
+            return max(self.max_spend_usd - self.spend_usd, 0.0)
+
+    def begin_stage(self) -> None:
+        with self._lock:
+            self._stage_began = time.monotonic()
+
+    def add_seconds(self, seconds: float) -> None:
+        """A stage ended after `seconds` (or a resumed run's recorded stages took them)."""
+        with self._lock:
+            self.seconds += seconds
+            self._stage_began = None
+
+    def seconds_left(self) -> float | None:
+        with self._lock:
+            if self.max_seconds is None:
+                return None
+            running = 0.0 if self._stage_began is None else time.monotonic() - self._stage_began
+            return max(self.max_seconds - self.seconds - running, 0.0)
 
 
 class Planner(Protocol):

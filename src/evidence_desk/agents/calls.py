@@ -11,8 +11,14 @@ One role's call is at most `attempts` tries of one Pydantic AI agent run:
 * Output that is malformed or does not match the schema: Pydantic AI sends the validation
   error back to the model up to `output_retries` times within one try; after that the stage
   fails.
-* The run's budget (model calls and tokens, `RunBudget`): each try may use only what is
-  left; running out fails the stage.
+* The run's budget (`RunBudget`: model calls, tokens, estimated spend, active seconds) is
+  **reserved before each try**: the prompt's input tokens are estimated (characters / 3,
+  instructions and output schema included: generous for English), the try's `max_tokens`
+  is clamped to what the budget leaves after that input, and its estimated cost at the
+  model's price must fit the spend left. A try that does not fit is not sent: the stage
+  fails with `kind="budget"`, and the gate holds the run. After the try, what it really
+  used is charged; Pydantic AI's usage limits stop a try that would run past the budget
+  on retries within it.
 
 The SDK's own retries are switched off (`max_retries=0`) so that these bounds are the only
 ones. Every try's requests and tokens are counted, failed ones included.
@@ -43,9 +49,10 @@ from pydantic_ai.exceptions import (
     UnexpectedModelBehavior,
     UsageLimitExceeded,
 )
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from .base import AgentFailure, ModelUsage, RunBudget
+from .base import AgentFailure, FailureKind, ModelUsage, RunBudget
 from .prices import PriceTable
 from .providers import OFFLINE
 
@@ -130,6 +137,24 @@ def _budget_reason(budget: RunBudget) -> str:
     )
 
 
+CHARS_PER_TOKEN = 3  # a generous estimate for English prose and JSON: most tokenizers do ~4
+MIN_OUTPUT_TOKENS = 256  # a try that could answer in fewer is not worth sending
+
+
+def estimate_tokens(*texts: str) -> int:
+    """The input tokens a request carrying `texts` will use, rounded up generously."""
+    return sum(len(t) for t in texts) // CHARS_PER_TOKEN + 16 * len(texts)
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """What one try may use: its output cap and what it is expected to cost at most."""
+
+    max_output_tokens: int
+    input_estimate: int
+    spend_usd: float | None
+
+
 def _tries(n: int) -> str:
     return "1 try" if n == 1 else f"{n} tries"
 
@@ -146,7 +171,10 @@ class ModelCaller(Generic[OutT]):
         prices: PriceTable,
         *,
         sleep: Callable[[float], None] = time.sleep,
+        overhead: str = "",
     ) -> None:
+        """`overhead`: the text every request sends besides the prompt (instructions, the
+        output tool's schema), counted in each reservation."""
         self.role = role
         self.engine = engine
         self.agent = agent
@@ -154,10 +182,25 @@ class ModelCaller(Generic[OutT]):
         self.prices = prices
         self.metered = engine != OFFLINE  # the offline engine spends no budget
         self._sleep = sleep
+        # What every request carries besides the prompt: the instructions and output schema.
+        self._overhead = overhead
 
-    def _charge(self, budget: RunBudget, calls: int, tokens: int) -> None:
+    def _charge(
+        self, budget: RunBudget, calls: int, tokens: int, run: RunUsage | None = None
+    ) -> None:
+        """Charge what a try used (its spend at the model's price, when it has one)."""
         if self.metered:
-            budget.charge(calls, tokens)
+            spend = (
+                None
+                if run is None
+                else self.prices.spend(self.engine, run.input_tokens, run.output_tokens)
+            )
+            budget.charge(calls, tokens, spend or 0.0)
+
+    def _timeout(self, budget: RunBudget) -> float:
+        """A request's timeout: the policy's, or the run's active seconds left if fewer."""
+        left = budget.seconds_left()
+        return self.policy.timeout if left is None else max(min(self.policy.timeout, left), 1.0)
 
     def nothing(self) -> ModelUsage:
         """The usage of a call that was not needed."""
@@ -173,42 +216,65 @@ class ModelCaller(Generic[OutT]):
             spend_usd=self.prices.spend(self.engine, run.input_tokens, run.output_tokens),
         )
 
-    def _fail(self, reason: str, run: RunUsage, failed: int) -> AgentFailure:
+    def _fail(
+        self, reason: str, run: RunUsage, failed: int, *, kind: FailureKind = "agent"
+    ) -> AgentFailure:
         usage = self._usage(run, failed)
+        if kind == "budget":
+            return AgentFailure(self.role, f"The {self.role} stopped: {reason}.", usage, kind)
         return AgentFailure(self.role, f"The {self.role} failed: {reason}.", usage)
+
+    def reserve(self, prompt: str, budget: RunBudget) -> Reservation | str:
+        """What the next try may use, or why the budget cannot fit it (a reason)."""
+        calls_left, tokens_left = budget.remaining()
+        if calls_left <= 0:
+            return f"the run has used all {budget.max_calls} of its model calls"
+        seconds = budget.seconds_left()
+        if seconds is not None and seconds <= 0:
+            return f"the run has used its {budget.max_seconds:g} active seconds"
+        estimate = estimate_tokens(prompt, self._overhead)
+        room = tokens_left - estimate
+        if room < MIN_OUTPUT_TOKENS:
+            return (
+                f"the next {self.role} call needs about {estimate + MIN_OUTPUT_TOKENS} tokens "
+                f"and the run has {tokens_left} left of its {budget.max_tokens}"
+            )
+        out = min(self.policy.max_output_tokens, room)
+        cost = self.prices.spend(self.engine, estimate, out)
+        left = budget.spend_left()
+        if cost is not None and left is not None and cost > left:
+            return (
+                f"the next {self.role} call could cost up to ${cost:.4f} and the run has "
+                f"${left:.4f} left of its ${budget.max_spend_usd:.2f} spend cap"
+            )
+        return Reservation(out, estimate, cost)
 
     def call(self, prompt: str, budget: RunBudget, **run_kwargs: Any) -> tuple[OutT, ModelUsage]:
         """The agent's output for `prompt` and what it cost, or `AgentFailure`."""
         total = RunUsage()
         failed = 0  # tries that raised before Pydantic AI counted a request
         for attempt in range(1, self.policy.attempts + 1):
-            calls_left, tokens_left = budget.remaining()
-            limits = (
-                UsageLimits(request_limit=calls_left, total_tokens_limit=tokens_left)
-                if self.metered
-                else None
-            )
-            if self.metered and (calls_left <= 0 or tokens_left <= 0):
-                raise self._fail(
-                    _budget_reason(budget),
-                    total,
-                    failed,
+            limits = None
+            if self.metered:
+                reserved = self.reserve(prompt, budget)
+                if isinstance(reserved, str):
+                    raise self._fail(reserved, total, failed, kind="budget")
+                calls_left, tokens_left = budget.remaining()
+                limits = UsageLimits(request_limit=calls_left, total_tokens_limit=tokens_left)
+                run_kwargs["model_settings"] = ModelSettings(
+                    max_tokens=reserved.max_output_tokens, timeout=self._timeout(budget)
                 )
             run = RunUsage()
             try:
                 result = self.agent.run_sync(prompt, usage=run, usage_limits=limits, **run_kwargs)
             except UsageLimitExceeded:
-                self._charge(budget, max(run.requests, 1), run.total_tokens)
+                self._charge(budget, max(run.requests, 1), run.total_tokens, run)
                 total += run
-                raise self._fail(
-                    _budget_reason(budget),
-                    total,
-                    failed,
-                ) from None
+                raise self._fail(_budget_reason(budget), total, failed, kind="budget") from None
             except ModelAPIError as exc:
                 extra = 0 if run.requests else 1
                 failed += extra
-                self._charge(budget, run.requests + extra, run.total_tokens)
+                self._charge(budget, run.requests + extra, run.total_tokens, run)
                 total += run
                 retry = classify(exc, attempt, self.policy)
                 if retry.wait is None:
@@ -220,7 +286,7 @@ class ModelCaller(Generic[OutT]):
                 self._sleep(retry.wait)
                 continue
             except UnexpectedModelBehavior as exc:
-                self._charge(budget, max(run.requests, 1), run.total_tokens)
+                self._charge(budget, max(run.requests, 1), run.total_tokens, run)
                 failed += 0 if run.requests else 1
                 total += run
                 raise self._fail(
@@ -232,7 +298,7 @@ class ModelCaller(Generic[OutT]):
             except Exception as exc:
                 # Anything else (an SDK surprise, a bug) ends the stage too: the run is held
                 # with the reason instead of crashing, and nothing is published.
-                self._charge(budget, run.requests, run.total_tokens)
+                self._charge(budget, run.requests, run.total_tokens, run)
                 total += run
                 raise self._fail(
                     f"the model call failed unexpectedly ({type(exc).__name__}: "
@@ -240,11 +306,7 @@ class ModelCaller(Generic[OutT]):
                     total,
                     failed,
                 ) from exc
-            self._charge(budget, run.requests, run.total_tokens)
+            self._charge(budget, run.requests, run.total_tokens, run)
             total += run
             return result.output, self._usage(total, failed)
-        raise self._fail(
-            _budget_reason(budget),
-            total,
-            failed,
-        )
+        raise self._fail(_budget_reason(budget), total, failed, kind="budget")

@@ -22,8 +22,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..errors import DeskError
 
-class PriceFileError(ValueError):
+
+class PriceFileError(DeskError, ValueError):
     """A price file that cannot be read."""
 
 

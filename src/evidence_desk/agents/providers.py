@@ -25,6 +25,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
+from ..errors import DeskError
+
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
@@ -55,11 +57,11 @@ _URL_ENV: dict[str, str] = {
 }
 
 
-class UnknownEngineError(ValueError):
+class UnknownEngineError(DeskError, ValueError):
     """An engine name in settings that this build cannot serve."""
 
 
-class ProviderSetupError(ValueError):
+class ProviderSetupError(DeskError, ValueError):
     """A provider is named but cannot be used as configured (key, extra, base URL)."""
 
 

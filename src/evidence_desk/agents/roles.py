@@ -11,6 +11,7 @@ Agents have no function tools: the output tool is the only tool a model is offer
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import ClassVar, Generic, TypeVar
@@ -57,7 +58,8 @@ class _Role(Generic[OutT]):
             retries=policy.output_retries,
             name=f"evidence-desk-{self.role}",
         )
-        self._call = ModelCaller(self.role, engine, agent, policy, prices)
+        overhead = self.instructions + json.dumps(agent.output_json_schema())
+        self._call = ModelCaller(self.role, engine, agent, policy, prices, overhead=overhead)
 
 
 class AgentPlanner(_Role[PlanOut]):

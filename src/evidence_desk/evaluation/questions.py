@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from ..errors import DeskError
+
 Kind = Literal["factoid", "temporal", "comparison", "out_of_coverage"]
 
 BUNDLED = {"sotu": "sotu_eval.jsonl", "digitalgov": "digitalgov_eval.jsonl"}
@@ -50,7 +52,7 @@ class Question(BaseModel):
         return self.kind != "out_of_coverage"
 
 
-class QuestionFileError(ValueError):
+class QuestionFileError(DeskError, ValueError):
     """A question file that cannot be used, with the line that broke it."""
 
 

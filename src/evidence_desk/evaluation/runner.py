@@ -2,10 +2,12 @@
 
 Per question: the decision, the published answer, whether any `answer_any` string is in the
 published answer (case-insensitive), whether each gold evidence string lies inside a
-selected passage of its gold document, the cited documents, latency, model calls and tokens.
-The summary: answer accuracy on answerable questions, evidence recall, abstention precision
-and recall, published quotes that are verbatim, published answers that carry source markup
-(readers must see text as rendered), decision counts, latency p50/p95.
+selected passage of its gold document, the cited documents, latency, model calls, archive
+searches and tokens.
+The summary: the mode the questions ran in (`quick` or `deep`), answer accuracy on
+answerable questions, evidence recall, abstention precision and recall, published quotes
+that are verbatim, published answers that carry source markup (readers must see text as
+rendered), decision counts, latency p50/p95, model calls, searches and tokens.
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ def score_question(
         "published_markup": source_markup(r.published_answer) if published else [],
         "latency_ms": round(latency_ms, 2),
         "model_calls": r.usage.model_calls,
+        "searches": len(r.searches),
         "input_tokens": r.usage.input_tokens,
         "output_tokens": r.usage.output_tokens,
         "run_id": r.run_id,
@@ -134,6 +137,7 @@ def summarize(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "latency_ms_p50": round(percentile(latencies, 50), 2),
         "latency_ms_p95": round(percentile(latencies, 95), 2),
         "model_calls": sum(int(i["model_calls"]) for i in items),
+        "searches": sum(int(i.get("searches", 0)) for i in items),
         "input_tokens": sum(int(i["input_tokens"]) for i in items),
         "output_tokens": sum(int(i["output_tokens"]) for i in items),
     }
@@ -141,12 +145,15 @@ def summarize(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 def evaluate(
     questions: Sequence[Question],
-    ask: Callable[[str], Receipt],
+    ask: Callable[[str, str], Receipt],
     doc_text: Callable[[str], str | None],
+    *,
+    mode: str = "quick",
 ) -> dict[str, Any]:
+    """Each question asked as `ask(question, mode)` and scored; the summary names the mode."""
     items = []
     for q in questions:
         t0 = time.perf_counter()
-        receipt = ask(q.question)
+        receipt = ask(q.question, mode)
         items.append(score_question(q, receipt, (time.perf_counter() - t0) * 1000.0, doc_text))
-    return {"summary": summarize(items), "items": items}
+    return {"summary": {"mode": mode, **summarize(items)}, "items": items}

@@ -12,7 +12,8 @@ scratch directory, renames it to `gen-<generation>-<nonce>/`, and only then poin
   (missing or corrupt `meta.json`, counts that disagree, another model or dimension), so
   the caller rebuilds instead of serving a broken index.
 
-One writer at a time per directory (the caller serialises builds). A generation holds
+One writer at a time per directory: the caller serialises builds (`DeskArchive.refresh`
+takes a thread lock and an exclusive lock on `<dir>.lock` across processes). A generation holds
 `meta.json`, `lexical/` (tantivy), `vectors.npy` (and, for large archives, its int8 copy
 `vectors.i8.npy`, see `vectors.py`), `days.npy` and `rows.json` (passage and document
 ids, document dates). Row i is the i-th passage given to `build`; the caller's

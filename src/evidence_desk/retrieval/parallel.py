@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import DeskError
 from ..settings import Settings
 from .embedder import DIM, MODEL_ID, MiniLMEmbedder, Vectors
 
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
 _worker_embedder: MiniLMEmbedder | None = None
 
 
-class EmbeddingWorkerError(RuntimeError):
+class EmbeddingWorkerError(DeskError, RuntimeError):
     """An embedding worker process died or failed; the pool has been shut down."""
 
 

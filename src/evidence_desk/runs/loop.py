@@ -8,6 +8,9 @@ where a state lives between stages:
   under a lease (`store/runs.py`), so a run interrupted anywhere — the process killed
   mid-stage — resumes at the stage it was in, with every finished stage's output as
   recorded and the model calls and tokens it already spent counted against its budget.
+* `GraphExecutor` (`graph.py`) does the same through a LangGraph graph. Both take each
+  stage through `stored_stage`, so they write the same records and either can resume a
+  run the other started.
 
 `on_event(kind, stage, state)` is called at each point a run can be interrupted: after a
 stage started (`stage_started`), when a stage has produced its output but before it is
@@ -19,12 +22,13 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
 
 from ..agents.base import RunBudget
 from ..store.runs import RunRecords
-from .stages import STAGE_FUNCTIONS, Deps, StageFunction, run_stage, spent
+from .stages import STAGE_FUNCTIONS, Deps, StageFunction, charge_recorded, run_stage
 from .state import RunState
 
 OnEvent = Callable[[str, str, RunState], None]
@@ -73,13 +77,77 @@ def is_dead(owner: str) -> bool:
     return False
 
 
-class StoredExecutor:
-    """Runs stored as they go, worked on under a lease by this worker."""
+def stored_stage(
+    runs: RunRecords,
+    owner: str,
+    lease_seconds: float,
+    state: RunState,
+    deps: Deps,
+    functions: Mapping[str, StageFunction],
+    on_event: OnEvent,
+) -> RunState | None:
+    """Run the stage `state` is at and commit its output before returning the next state.
 
-    def __init__(self, runs: RunRecords, *, lease_seconds: float = 600.0) -> None:
+    None when the run was cancelled: the stage is not run and the lease is released.
+    """
+    stage = state.next_stage
+    if stage is None:
+        raise RuntimeError(f"Run {state.run_id} has finished: it has no stage to run.")
+    status = runs.stage_started(state.run_id, stage, owner, lease_seconds)
+    if status != "running":  # cancelled while it ran: stop before this stage
+        runs.release(state.run_id, owner)
+        return None
+    on_event("stage_started", stage, state)
+    state = run_stage(stage, state, deps, functions)
+    on_event("stage_done", stage, state)
+    outcome = state.outcome if stage == "gate" else None
+    runs.stage_finished(
+        state.run_id,
+        stage,
+        state.output_of(stage),
+        state.stages[-1].model_dump(mode="json"),
+        state.next_stage,
+        owner,
+        lease_seconds,
+        decision=outcome.decision.value if outcome else None,
+        failure=state.failure.reason if stage == "gate" and state.failure else None,
+    )
+    on_event("stage_stored", stage, state)
+    return state
+
+
+class StoredExecutor:
+    """Runs stored as they go, worked on under a lease by this worker.
+
+    Opening, leasing and loading a run are the same for every executor; a subclass changes
+    only how `_drive` walks the stages (`graph.GraphExecutor`).
+    """
+
+    def __init__(
+        self, runs: RunRecords, *, lease_seconds: float = 600.0, max_running: int = 2
+    ) -> None:
+        """`max_running`: runs that may execute at once on this store; more wait in order."""
         self.runs = runs
         self.lease_seconds = lease_seconds
+        self.max_running = max_running
         self.owner = worker_id()
+
+    def wait_for_slot(self, state: RunState, on_event: OnEvent) -> bool:
+        """Wait until this queued run may execute (`store/runs.py`, `claim_slot`), renewing
+        its lease meanwhile; False when it was cancelled while it waited."""
+        delay = 0.005
+        while True:
+            status = self.runs.claim_slot(
+                state.run_id, self.owner, self.lease_seconds, self.max_running, is_dead
+            )
+            if status == "running":
+                on_event("run_started", state.next_stage or "", state)
+                return True
+            if status != "queued":
+                self.runs.release(state.run_id, self.owner)
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, 0.25)
 
     def start(
         self,
@@ -93,6 +161,8 @@ class StoredExecutor:
         opening = state.model_dump(mode="json", include=OPENING_FIELDS)
         self.runs.open(opening, self.owner, self.lease_seconds)
         on_event("run_opened", state.next_stage or "", state)
+        if not self.wait_for_slot(state, on_event):
+            return state
         return self._drive(state, deps, functions, on_event)
 
     def resume(
@@ -111,8 +181,9 @@ class StoredExecutor:
         """
         self.runs.take_lease(run_id, self.owner, self.lease_seconds, is_dead)
         state = self.load(run_id)
-        calls, tokens = spent(state.stages)
-        budget.charge(calls, tokens)
+        charge_recorded(budget, state.stages)
+        if not self.wait_for_slot(state, on_event):
+            return state
         return self._drive(state, make_deps(budget), functions, on_event)
 
     def load(self, run_id: str) -> RunState:
@@ -130,25 +201,10 @@ class StoredExecutor:
     ) -> RunState:
         functions = functions or STAGE_FUNCTIONS
         while state.next_stage is not None:
-            stage = state.next_stage
-            status = self.runs.stage_started(state.run_id, stage, self.owner, self.lease_seconds)
-            if status != "running":  # cancelled while it ran: stop before this stage
-                self.runs.release(state.run_id, self.owner)
-                break
-            on_event("stage_started", stage, state)
-            state = run_stage(stage, state, deps, functions)
-            on_event("stage_done", stage, state)
-            outcome = state.outcome if stage == "gate" else None
-            self.runs.stage_finished(
-                state.run_id,
-                stage,
-                state.output_of(stage),
-                state.stages[-1].model_dump(mode="json"),
-                state.next_stage,
-                self.owner,
-                self.lease_seconds,
-                decision=outcome.decision.value if outcome else None,
-                failure=state.failure.reason if stage == "gate" and state.failure else None,
+            after = stored_stage(
+                self.runs, self.owner, self.lease_seconds, state, deps, functions, on_event
             )
-            on_event("stage_stored", stage, state)
+            if after is None:  # cancelled
+                break
+            state = after
         return state

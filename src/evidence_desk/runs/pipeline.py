@@ -74,7 +74,10 @@ class Pipeline:
         return self.deps().engine
 
     def budget(self) -> RunBudget:
-        return RunBudget(self.config.max_model_calls, self.config.max_model_tokens)
+        c = self.config
+        return RunBudget(
+            c.max_model_calls, c.max_model_tokens, c.max_spend_usd, c.max_active_seconds
+        )
 
     def deps(self, budget: RunBudget | None = None) -> Deps:
         """The parts for one run, with `budget` (a fresh one by default)."""

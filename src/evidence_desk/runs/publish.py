@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..errors import DeskError
 from ..store.rows import StoredReceipt
 from ..store.sqlite import ReceiptChainError
 from ..trust.receipts import seal
@@ -43,7 +44,7 @@ class ReceiptChain(Protocol):
     ) -> None: ...
 
 
-class ChainBusy(RuntimeError):
+class ChainBusy(DeskError, RuntimeError):
     """The receipt chain kept changing under three attempts to append."""
 
 

@@ -2,8 +2,9 @@
 
 A stored run's `status` says only whether it is running, finished or cancelled; a reader
 wants to know more: a finished run was `published`, `held` (for an editor's review) or
-`outside` (coverage); a running run whose worker died (its lease expired, or its process on
-this host is gone) is `interrupted` and can be resumed.
+`outside` (coverage); a run may be `queued` (waiting for one of the desk's execution
+slots, `max_concurrent_runs`); a queued or running run whose worker died (its lease
+expired, or its process on this host is gone) is `interrupted` and can be resumed.
 """
 
 from __future__ import annotations
@@ -17,7 +18,15 @@ from ..store.runs import StoredRun
 from ..types import Decision
 from .state import RunState
 
-DISPLAY_STATES = ("running", "interrupted", "published", "held", "outside", "cancelled")
+DISPLAY_STATES = (
+    "queued",
+    "running",
+    "interrupted",
+    "published",
+    "held",
+    "outside",
+    "cancelled",
+)
 
 _BY_DECISION = {
     Decision.AUTO_CLEARED.value: "published",
@@ -50,7 +59,7 @@ def display_state(run: StoredRun, is_dead: Callable[[str], bool]) -> str:
         return _BY_DECISION.get(run.decision or "", "held")
     if run.lease_owner is None or (run.lease_expires or "") < utc_now() or is_dead(run.lease_owner):
         return "interrupted"
-    return "running"
+    return "queued" if run.status == "queued" else "running"
 
 
 def summarize(run: StoredRun, is_dead: Callable[[str], bool]) -> RunSummary:

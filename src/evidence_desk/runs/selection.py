@@ -5,7 +5,7 @@ best few passages (no duplicates, no overlapping spans). The evidence pool is bo
 `max_sources x passages_per_source` passages in all, shared among the sources found. For a
 comparison every side gets its own sources first, so an answer can never be one-sided
 because one period dominated the scores. Sources are numbered `S1`, `S2`, ... in the order
-a reader should see them.
+a reader should see them, and each names the queries that found its selected passages.
 """
 
 from __future__ import annotations
@@ -115,21 +115,29 @@ def choose_documents(sides: Sequence[Sequence[Hit]], max_sources: int) -> list[s
     return chosen
 
 
+def kept_hits(sides: Sequence[Sequence[Hit]], bounds: SelectionBounds) -> dict[str, list[Hit]]:
+    """The hits selection keeps, per chosen document in source order, each list best first.
+
+    Deep mode reads it to see what a first pass would put in front of the answerer."""
+    all_hits = group_hits([h for side in sides for h in side])
+    chosen = choose_documents(sides, bounds.max_sources)
+    limit = passages_per_source(bounds, len(chosen))
+    return {doc_id: _non_overlapping(all_hits[doc_id], limit) for doc_id in chosen}
+
+
 def select_sources(
     sides: Sequence[Sequence[Hit]],
     documents: Mapping[str, Document],
     bounds: SelectionBounds,
     retrieved_at: str,
 ) -> list[Source]:
-    """Numbered sources for the run. `sides` holds one hit list per sub-question."""
-    all_hits = group_hits([h for side in sides for h in side])
-    chosen = choose_documents(sides, bounds.max_sources)
-    limit = passages_per_source(bounds, len(chosen))
+    """Numbered sources for the run. `sides` holds one hit list per sub-question. Each
+    source records the queries that found its selected passages (its best passage's first)."""
     sources: list[Source] = []
-    for doc_id in chosen:
-        doc = documents[doc_id]
-        picked = _non_overlapping(all_hits[doc_id], limit)
-        picked.sort(key=lambda h: h.passage.start)  # reading order inside a source
+    for doc_id, best_first in kept_hits(sides, bounds).items():
+        picked = sorted(best_first, key=lambda h: h.passage.start)  # reading order
         scored = [(h.passage, round(h.score, 6)) for h in picked]
-        sources.append(source_of(f"S{len(sources) + 1}", doc, scored, retrieved_at))
+        source = source_of(f"S{len(sources) + 1}", documents[doc_id], scored, retrieved_at)
+        queries = tuple(dict.fromkeys(q for h in best_first for q in h.queries))
+        sources.append(source.model_copy(update={"queries": queries}) if queries else source)
     return sources

@@ -44,6 +44,7 @@ from ..types import (
     Hit,
     Plan,
     Receipt,
+    Search,
     Source,
     StageFailure,
     StageRecord,
@@ -52,7 +53,8 @@ from ..types import (
     Usage,
     Verdict,
 )
-from .selection import SelectionBounds, select_sources
+from .gaps import gap_queries, plan_sides
+from .selection import SelectionBounds, kept_hits, select_sources
 from .state import CheckedRecord, RunState
 
 
@@ -81,6 +83,8 @@ class PipelineConfig:
     hits_per_query: int = 24
     max_model_calls: int = 12
     max_model_tokens: int = 90_000
+    max_spend_usd: float | None = None
+    max_active_seconds: float | None = None
     relative_date_reach_days: int = 0  # see `reach_windows`; 0 searches the plan's windows
 
 
@@ -164,36 +168,86 @@ def dates_into(hit: Hit, windows: Sequence[TimeWindow]) -> bool:
     )
 
 
-def search_all(deps: Deps, queries: Sequence[str], windows: list[TimeWindow]) -> list[Hit]:
-    """Hits of several queries, each passage once with its best score, best first."""
-    merged: dict[str, Hit] = {}
+def search_one(deps: Deps, query: str, windows: list[TimeWindow]) -> list[Hit]:
+    """One query's hits in `windows` and their tails (`reach_windows`), marked with it."""
     config = deps.config
+    hits = deps.archive.search(query, windows, config.hits_per_query)
     tails = reach_windows(windows, config.relative_date_reach_days)
-    for query in dict.fromkeys(queries):
-        hits = deps.archive.search(query, windows, config.hits_per_query)
-        if tails:
-            later = deps.archive.search(query, tails, config.hits_per_query)
-            hits += [h for h in later if dates_into(h, windows)]
+    if tails:
+        later = deps.archive.search(query, tails, config.hits_per_query)
+        hits += [h for h in later if dates_into(h, windows)]
+    return [h.model_copy(update={"queries": (query,)}) for h in hits]
+
+
+def merge_hits(lists: Iterable[Sequence[Hit]]) -> list[Hit]:
+    """Each passage once, with its best score and every query that found it, best first."""
+    merged: dict[str, Hit] = {}
+    for hits in lists:
         for hit in hits:
-            if hit.passage.id not in merged or merged[hit.passage.id].score < hit.score:
+            seen = merged.get(hit.passage.id)
+            if seen is None:
                 merged[hit.passage.id] = hit
+                continue
+            best = hit if seen.score < hit.score else seen
+            queries = tuple(dict.fromkeys((*seen.queries, *hit.queries)))
+            merged[hit.passage.id] = best.model_copy(update={"queries": queries})
     return sorted(merged.values(), key=lambda h: (-h.score, h.passage.id))
 
 
-def retrieve_sides(deps: Deps, plan: Plan) -> list[list[Hit]]:
-    """One hit list per side.
+def merge_gap_hits(first: Sequence[Hit], extra: Iterable[Sequence[Hit]]) -> list[Hit]:
+    """A side's first-pass hits with its gap queries' hits merged in.
 
-    A comparison searches each side inside its own window, with the plan's main query and
-    the side's own sub-question; any other plan searches every query in the plan's windows.
+    A passage ranks by its best score and names every query that found it, but its engine
+    evidence stays the first pass's: the coverage floor is calibrated on the cosine to the
+    plan's own queries, so a gap query may bring a passage into the evidence, never lend it
+    its own cosine. A passage only a gap query found has no cosine (`dense_score` None):
+    its evidence score is its key-term share alone.
     """
-    subs = plan.subquestions
-    main = plan.queries[0] if plan.queries else subs[0].text
-    if plan.kind == "comparison" and len(subs) > 1:
-        return [
-            search_all(deps, (main, sq.text), [sq.window] if sq.window else list(plan.time_windows))
-            for sq in subs
-        ]
-    return [search_all(deps, plan.queries or (main,), list(plan.time_windows))]
+    plain = {"lexical_score": None, "lexical_rank": None, "dense_score": None, "dense_rank": None}
+    before = {h.passage.id: h for h in first}
+    out: list[Hit] = []
+    for hit in merge_hits([first, *extra]):
+        base = before.get(hit.passage.id)
+        engines = plain if base is None else {k: getattr(base, k) for k in plain}
+        out.append(hit.model_copy(update=engines))
+    return out
+
+
+def search_all(deps: Deps, queries: Sequence[str], windows: list[TimeWindow]) -> list[Hit]:
+    """Hits of several queries, each passage once with its best score, best first."""
+    return merge_hits(search_one(deps, q, windows) for q in dict.fromkeys(queries))
+
+
+def retrieve_sides(
+    deps: Deps, plan: Plan, *, deep: bool = False
+) -> tuple[list[list[Hit]], list[Search]]:
+    """One hit list per side (`gaps.plan_sides`), and the searches issued, in order.
+
+    Deep mode then adds to each side the queries aimed at the gaps its first pass left
+    (`gaps.gap_queries`, judged on the hits selection would keep), at most three per side.
+    """
+    log: list[Search] = []
+
+    def search(side: int, query: str, windows: Sequence[TimeWindow], aim: str) -> list[Hit]:
+        hits = search_one(deps, query, list(windows))
+        labels = tuple(w.label for w in windows)
+        log.append(Search(query=query, side=side, windows=labels, aim=aim, hits=len(hits)))
+        return hits
+
+    sides = plan_sides(plan)
+    found = [
+        merge_hits(search(i, q, side.windows, "plan") for q in side.queries)
+        for i, side in enumerate(sides)
+    ]
+    if deep:
+        stats = deps.archive.stats()
+        kept = {h.passage.id for hs in kept_hits(found, deps.config.bounds).values() for h in hs}
+        for i, side in enumerate(sides):
+            own = [h for h in found[i] if h.passage.id in kept]
+            gaps = gap_queries(plan, side, own, stats)
+            extra = [search(i, g.query, g.windows, g.aim) for g in gaps]
+            found[i] = merge_gap_hits(found[i], extra)
+    return found, log
 
 
 # --------------------------------------------------------------------------- the stages
@@ -210,7 +264,7 @@ def fallback_plan(question: str, mode: str) -> Plan:
 
 def _failed(stage: str, failure: AgentFailure, updates: Mapping[str, Any]) -> Step:
     """An agent stage that failed: its failure recorded, on to the gate, which holds."""
-    recorded = StageFailure(stage=stage, reason=failure.reason)
+    recorded = StageFailure(stage=stage, reason=failure.reason, kind=failure.kind)
     return Step({**updates, "failure": recorded}, "gate", failure.usage, failure.reason)
 
 
@@ -236,8 +290,9 @@ def _sources(state: RunState) -> tuple[Source, ...]:
 
 
 def retrieve_stage(state: RunState, deps: Deps) -> Step:
-    sides = retrieve_sides(deps, _plan(state))
-    return Step({"hits": tuple(tuple(side) for side in sides)}, "select")
+    sides, searches = retrieve_sides(deps, _plan(state), deep=state.mode == "deep")
+    hits = tuple(tuple(side) for side in sides)
+    return Step({"hits": hits, "searches": tuple(searches)}, "select")
 
 
 def select_stage(state: RunState, deps: Deps) -> Step:
@@ -371,8 +426,13 @@ def run_stage(
     fn = (functions or STAGE_FUNCTIONS)[name]
     started = utc_now()
     t0 = time.perf_counter()
-    step = fn(state, deps)
-    record = record_of(name, started, (time.perf_counter() - t0) * 1000.0, step)
+    deps.budget.begin_stage()
+    try:
+        step = fn(state, deps)
+    finally:
+        seconds = time.perf_counter() - t0
+        deps.budget.add_seconds(seconds)
+    record = record_of(name, started, seconds * 1000.0, step)
     return state.model_copy(
         update={**step.updates, "next_stage": step.next_stage, "stages": (*state.stages, record)}
     )
@@ -417,11 +477,13 @@ def receipt_of(state: RunState, engine: EngineIds, policy: GatePolicy) -> Receip
             unpriced_engines=unpriced,
         ),
         failure=state.failure,
+        searches=list(state.searches or ()),
     )
 
 
-def spent(stages: Iterable[StageRecord]) -> tuple[int, int]:
-    """(model calls, tokens) the recorded stages spent: what a resumed run's budget starts
-    from, so a restart does not hand a run its budget afresh."""
-    records = list(stages)
-    return sum(s.calls for s in records), sum(s.input_tokens + s.output_tokens for s in records)
+def charge_recorded(budget: RunBudget, stages: Iterable[StageRecord]) -> None:
+    """Charge `budget` with what the recorded stages spent (calls, tokens, spend, active
+    seconds): a resumed run's budget starts there, so a restart hands it nothing afresh."""
+    for s in stages:
+        budget.charge(s.calls, s.input_tokens + s.output_tokens, s.estimated_spend_usd or 0.0)
+        budget.add_seconds(s.latency_ms / 1000.0)

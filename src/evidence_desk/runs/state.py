@@ -33,6 +33,7 @@ from ..types import (
     Hit,
     Plan,
     Quote,
+    Search,
     Source,
     StageFailure,
     StageRecord,
@@ -57,7 +58,7 @@ STAGES: tuple[str, ...] = (
 # The fields each stage sets. Stored per stage; `resumed` lays them over the opening.
 STAGE_OUTPUTS: dict[str, tuple[str, ...]] = {
     "plan": ("plan", "failure"),
-    "retrieve": ("hits",),
+    "retrieve": ("hits", "searches"),
     "select": ("sources",),
     "coverage": ("coverage", "sources"),
     "answer": ("draft", "failure"),
@@ -95,6 +96,9 @@ class RunState(Frozen):
     plan: Plan | None = None
     hits: tuple[tuple[Hit, ...], ...] | None = Field(
         None, description="The retrieve stage's hits, one list per side of the question."
+    )
+    searches: tuple[Search, ...] | None = Field(
+        None, description="The searches the retrieve stage issued, in order."
     )
     sources: tuple[Source, ...] | None = None
     coverage: Coverage | None = None

@@ -12,12 +12,13 @@ import sqlite3
 from collections.abc import Callable
 
 from ..archive.hashing import utc_now
+from ..errors import DeskError
 
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[tuple[str, Migration]] = []
 
 
-class SchemaError(RuntimeError):
+class SchemaError(DeskError, RuntimeError):
     """The database cannot be used by this version of the code."""
 
 

@@ -12,6 +12,11 @@ lease succeeds only when it is free, expired, held by the same owner, or held by
 this host that is no longer alive; every stage commit renews it and fails when another owner
 took it (`LeaseLost`). These rules map onto `SELECT ... FOR UPDATE SKIP LOCKED` on a server.
 
+Status: a run opens `queued`; `claim_slot` makes it `running` when fewer than the desk's
+cap of runs execute under a live lease and no live run queued before it waits (dead
+workers hold no slot and keep no place); it ends `finished` or `cancelled`. A run taken over
+after its worker died goes back to `queued`: its slot left with the dead worker.
+
 The functions take a connection inside a write transaction (`ArchiveStore._write`) or a read
 snapshot; SQL stays inside `store/`.
 """
@@ -138,10 +143,10 @@ def open_run(
     owner: str,
     lease_expires: str,
 ) -> None:
-    """Insert a new run, leased to `owner`, and its `run_opened` event."""
+    """Insert a new run, queued and leased to `owner`, and its `run_opened` event."""
     now = utc_now()
     db.execute(
-        f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'running', 'plan', NULL, "
+        f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'queued', 'plan', NULL, "
         "NULL, ?, ?, ?)",
         (
             opening["run_id"],
@@ -196,18 +201,85 @@ def take_lease(
         raise LeaseLost(
             f"Run {run_id} is being worked on by {run.lease_owner} until {run.lease_expires}."
         )
+    # Back in the queue: the slot it held went with its dead worker (`claim_slot`).
     db.execute(
-        "UPDATE runs SET lease_owner = ?, lease_expires = ?, updated_at = ? WHERE run_id = ?",
+        "UPDATE runs SET lease_owner = ?, lease_expires = ?, updated_at = ?, status = 'queued' "
+        "WHERE run_id = ?",
         (owner, lease_expires, now, run_id),
     )
     return run
 
 
-def _check_lease(db: sqlite3.Connection, run_id: str, owner: str) -> StoredRun:
-    run = get_run(db, run_id)
-    if run.lease_owner != owner:
-        raise LeaseLost(f"Run {run_id} was taken over by {run.lease_owner}.")
-    return run
+def _live(owner: str | None, expires: str | None, now: str, is_dead: Callable[[str], bool]) -> bool:
+    return owner is not None and (expires or "") >= now and not is_dead(owner)
+
+
+def claim_slot(
+    db: sqlite3.Connection,
+    run_id: str,
+    owner: str,
+    lease_expires: str,
+    cap: int,
+    is_dead: Callable[[str], bool],
+) -> str:
+    """Start a queued run when fewer than `cap` runs execute and no run queued before it
+    still waits; returns the run's status afterwards ("running", still "queued", or
+    "cancelled"). Runs whose worker is dead hold no slot and keep no place in the queue.
+    Renews the lease either way."""
+    run = _check_lease(db, run_id, owner)
+    if run.status != "queued":
+        return run.status
+    now = utc_now()
+    rows = db.execute(
+        "SELECT run_id, status, created_at, lease_owner, lease_expires FROM runs "
+        "WHERE status IN ('running', 'queued') AND run_id != ?",
+        (run_id,),
+    ).fetchall()
+    live = [r for r in rows if _live(r["lease_owner"], r["lease_expires"], now, is_dead)]
+    executing = sum(1 for r in live if r["status"] == "running")
+    ahead = any(
+        r["status"] == "queued" and (r["created_at"], r["run_id"]) < (run.created_at, run_id)
+        for r in live
+    )
+    status = "running" if executing < cap and not ahead else "queued"
+    db.execute(
+        "UPDATE runs SET status = ?, lease_expires = ?, updated_at = ? WHERE run_id = ?",
+        (status, lease_expires, now, run_id),
+    )
+    if status == "running":
+        add_event(db, run_id, "run_started", run.next_stage, {"worker": owner})
+    return status
+
+
+def executing(db: sqlite3.Connection, is_dead: Callable[[str], bool]) -> list[str]:
+    """The runs executing now: status running, under a live lease."""
+    now = utc_now()
+    rows = db.execute(
+        "SELECT run_id, lease_owner, lease_expires FROM runs WHERE status = 'running'"
+    ).fetchall()
+    return [r["run_id"] for r in rows if _live(r["lease_owner"], r["lease_expires"], now, is_dead)]
+
+
+@dataclass(frozen=True)
+class _Held:
+    """The few fields a worker checks on every stage (no opening JSON to parse)."""
+
+    status: str
+    next_stage: str | None
+    decision: str | None
+    created_at: str
+
+
+def _check_lease(db: sqlite3.Connection, run_id: str, owner: str) -> _Held:
+    row = db.execute(
+        "SELECT lease_owner, status, next_stage, decision, created_at FROM runs WHERE run_id = ?",
+        (run_id,),
+    ).fetchone()
+    if row is None:
+        raise RunNotFound(run_id)
+    if row["lease_owner"] != owner:
+        raise LeaseLost(f"Run {run_id} was taken over by {row['lease_owner']}.")
+    return _Held(row["status"], row["next_stage"], row["decision"], row["created_at"])
 
 
 def stage_started(
@@ -279,9 +351,9 @@ def release(db: sqlite3.Connection, run_id: str, owner: str) -> None:
 
 
 def cancel(db: sqlite3.Connection, run_id: str) -> StoredRun:
-    """Mark a running run cancelled (its worker stops before its next stage)."""
+    """Mark a running or queued run cancelled (its worker stops before its next stage)."""
     run = get_run(db, run_id)
-    if run.status == "running":
+    if run.status in ("running", "queued"):
         db.execute(
             "UPDATE runs SET status = 'cancelled', updated_at = ? WHERE run_id = ?",
             (utc_now(), run_id),
@@ -344,6 +416,21 @@ class RunRecords:
             run = take_lease(db, run_id, owner, lease_until(lease_seconds), is_dead)
             add_event(db, run_id, "run_resumed", run.next_stage, {"worker": owner})
             return run
+
+    def claim_slot(
+        self,
+        run_id: str,
+        owner: str,
+        lease_seconds: float,
+        cap: int,
+        is_dead: Callable[[str], bool],
+    ) -> str:
+        with self._write() as db:
+            return claim_slot(db, run_id, owner, lease_until(lease_seconds), cap, is_dead)
+
+    def executing(self, is_dead: Callable[[str], bool]) -> list[str]:
+        with self._read() as db:
+            return executing(db, is_dead)
 
     def stage_started(self, run_id: str, stage: str, owner: str, lease_seconds: float) -> str:
         with self._write() as db:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy.typing as npt
 
+from ..errors import DeskError
 from ..types import Document, Passage
 from .migrations import migrate
 from .rows import (
@@ -58,7 +59,7 @@ _BATCH = 500  # ids per `IN (...)` query, well under SQLite's variable limit
 _GENERATION = "SELECT value FROM meta WHERE key = 'generation'"
 
 
-class StoreError(RuntimeError):
+class StoreError(DeskError, RuntimeError):
     """The archive database cannot be opened."""
 
 

@@ -31,7 +31,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from evidence_desk.agents.base import AgentFailure, ModelUsage, RunBudget
-from evidence_desk.agents.calls import CallPolicy, ModelCaller, classify
+from evidence_desk.agents.calls import CallPolicy, ModelCaller, classify, estimate_tokens
 from evidence_desk.agents.outputs import AnswerOut
 from evidence_desk.agents.prices import PriceTable
 
@@ -51,10 +51,12 @@ class Script:
     steps: list[Step]
     requests: int = 0
     prompts: list[str] = field(default_factory=list)
+    max_tokens: list[int | None] = field(default_factory=list)
 
     def model(self) -> FunctionModel:
         async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
             self.requests += 1
+            self.max_tokens.append((info.model_settings or {}).get("max_tokens"))
             step = self.steps[min(self.requests, len(self.steps)) - 1]
             if isinstance(step, ModelResponse):
                 return step
@@ -112,7 +114,8 @@ def fail(run: Run, spent: RunBudget | None = None) -> AgentFailure:
     failure = info.value
     assert failure.role == "answerer"
     assert failure.reason == str(failure)
-    assert failure.reason.startswith("The answerer failed: ")
+    prefix = "The answerer stopped: " if failure.kind == "budget" else "The answerer failed: "
+    assert failure.reason.startswith(prefix)
     assert failure.reason.endswith(".") and not failure.reason.endswith("..")
     assert "\n" not in failure.reason
     return failure
@@ -340,8 +343,8 @@ def test_a_second_call_past_the_budget_fails_without_a_request() -> None:
     spent = budget(calls=1)
     run.caller.call("q", spent)
     failure = fail(run, spent)
-    assert "budget" in failure.reason
-    assert "1 model calls" in failure.reason
+    assert failure.kind == "budget"
+    assert "all 1 of its model calls" in failure.reason
     assert run.script.requests == 1
     assert failure.usage.calls == 0
     assert spent.calls == 1
@@ -351,23 +354,60 @@ def test_a_call_that_needs_more_requests_than_are_left_fails_on_budget() -> None
     run = caller(INVALID, VALID)
     spent = budget(calls=1)
     failure = fail(run, spent)
-    assert "budget" in failure.reason
+    assert failure.kind == "budget" and "budget" in failure.reason
     assert run.script.requests == 1
     assert spent.calls == 1
     assert failure.usage.calls == 1
 
 
-def test_a_call_past_the_token_budget_fails_and_is_charged() -> None:
+def test_a_call_the_token_budget_cannot_fit_is_not_sent() -> None:
     run = caller(VALID)
-    spent = budget(tokens=10)
+    spent = budget(tokens=200)  # after the prompt's estimate, fewer than 256 tokens are left
     failure = fail(run, spent)
-    assert "budget" in failure.reason
-    assert "10 tokens" in failure.reason
-    assert spent.calls == 1
-    assert spent.tokens > 10
-    second = caller(VALID)
-    fail(second, spent)
-    assert second.script.requests == 0
+    assert failure.kind == "budget"
+    assert "tokens and the run has 200 left of its 200" in failure.reason
+    assert run.script.requests == 0 and spent.calls == 0 and spent.tokens == 0
+
+
+def test_the_output_cap_is_clamped_to_what_the_budget_leaves() -> None:
+    run = caller(VALID)
+    estimate = estimate_tokens("What happened?", "")
+    spent = budget(tokens=estimate + 500)
+    run.caller.call("What happened?", spent)
+    assert run.script.max_tokens == [500]  # not the policy's 2048
+    roomy = caller(VALID)
+    roomy.caller.call("What happened?", budget())
+    assert roomy.script.max_tokens == [CallPolicy().max_output_tokens]
+
+
+def test_a_call_that_could_pass_the_spend_cap_is_not_sent() -> None:
+    run = caller(VALID)
+    cost = PRICES.spend(ENGINE, estimate_tokens("q", ""), CallPolicy().max_output_tokens)
+    assert cost is not None and cost > 0
+    spent = RunBudget(max_calls=10, max_tokens=1_000_000, max_spend_usd=cost / 2)
+    failure = fail(run, spent)
+    assert failure.kind == "budget" and "spend cap" in failure.reason
+    assert run.script.requests == 0
+    enough = RunBudget(max_calls=10, max_tokens=1_000_000, max_spend_usd=cost * 2)
+    caller(VALID).caller.call("q", enough)
+    assert 0 < enough.spend_usd <= cost  # charged what the call really cost, at most the hold
+
+
+def test_a_run_out_of_active_seconds_sends_nothing() -> None:
+    run = caller(VALID)
+    spent = RunBudget(max_calls=10, max_tokens=1_000_000, max_seconds=300)
+    spent.add_seconds(300)  # e.g. recorded by the stages before a restart
+    failure = fail(run, spent)
+    assert failure.kind == "budget" and "300 active seconds" in failure.reason
+    assert run.script.requests == 0
+
+
+def test_the_offline_engine_is_never_stopped_by_the_budget() -> None:
+    run = caller(VALID, engine="offline")
+    spent = RunBudget(max_calls=0, max_tokens=0, max_spend_usd=0, max_seconds=1)
+    spent.add_seconds(5)
+    out, _ = run.caller.call("q", spent)
+    assert out == AnswerOut.model_validate(VALID) and spent.calls == 0
 
 
 def test_failed_tries_are_charged_to_the_budget() -> None:

@@ -12,6 +12,8 @@ from evidence_desk.retrieval.embedder import Embedder, MiniLMEmbedder
 from evidence_desk.trust.claims import split_claims
 from evidence_desk.types import Verdict
 
+pytestmark = pytest.mark.torch  # loads the embedding model
+
 
 @pytest.fixture(scope="module")
 def embedder() -> Embedder:

@@ -130,8 +130,9 @@ def test_metrics_follow_the_contract() -> None:
         "Where is the gold?": receipt(Decision.AUTO_CLEARED, f'It says "{GOLD}" [S1].', (16, 42)),
         "Mars?": receipt(Decision.OUTSIDE_COVERAGE, "", (0, 15)),
     }
-    report = evaluate(qs, lambda q: answers[q], lambda d: DOC if d == "d1" else None)
+    report = evaluate(qs, lambda q, m: answers[q], lambda d: DOC if d == "d1" else None)
     s = report["summary"]
+    assert s["mode"] == "quick"
     assert s["answer_accuracy"] == 1.0 and s["evidence_recall"] == 1.0
     assert s["abstention_precision"] == 1.0 and s["abstention_recall"] == 1.0
     assert s["out_of_coverage_published"] == 0
@@ -148,7 +149,7 @@ def test_metrics_count_failures() -> None:
         "Where is the gold?": receipt(Decision.HELD_FOR_REVIEW, "Nothing.", (0, 15)),
         "Mars?": receipt(Decision.AUTO_CLEARED, f'It says "{GOLD}" [S1].', (16, 42)),
     }
-    s = evaluate(qs, lambda q: answers[q], lambda d: DOC)["summary"]
+    s = evaluate(qs, lambda q, m: answers[q], lambda d: DOC)["summary"]
     assert s["answer_accuracy"] == 0.0 and s["evidence_recall"] == 0.0
     assert s["abstention_recall"] == 0.0 and s["abstention_precision"] is None
     assert s["out_of_coverage_published"] == 1
@@ -158,3 +159,16 @@ def test_percentile_nearest_rank() -> None:
     assert percentile([], 50) == 0.0
     assert percentile([3.0, 1.0, 2.0], 50) == 2.0
     assert percentile([float(i) for i in range(1, 101)], 95) == 95.0
+
+
+def test_every_question_is_asked_in_the_mode_given() -> None:
+    qs = parse_questions(json.dumps(ANSWERABLE) + "\n" + json.dumps(OOC))
+    asked: list[tuple[str, str]] = []
+
+    def ask(question: str, mode: str) -> Receipt:
+        asked.append((question, mode))
+        return receipt(Decision.OUTSIDE_COVERAGE, "", (0, 15))
+
+    report = evaluate(qs, ask, lambda d: DOC, mode="deep")
+    assert asked == [("Where is the gold?", "deep"), ("Mars?", "deep")]
+    assert report["summary"]["mode"] == "deep"

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from evidence_desk.retrieval.embedder import DIM, MiniLMEmbedder
+
+pytestmark = pytest.mark.torch  # loads the embedding model
 
 
 def test_a_paraphrase_scores_higher_than_an_unrelated_sentence(embedder: MiniLMEmbedder) -> None:

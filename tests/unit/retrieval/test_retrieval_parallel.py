@@ -18,6 +18,8 @@ from evidence_desk.retrieval.parallel import (
 )
 from evidence_desk.settings import Settings
 
+pytestmark = pytest.mark.torch  # loads the embedding model
+
 TEXTS = [
     f"Passage {i}: "
     + " ".join(

@@ -4,7 +4,8 @@ hashed copy of the small archive, and the child process that is killed mid-run.
 The child is either a fresh interpreter running `CHILD`, or (`kill_at`) a fork of a server
 process that imported the desk and LangGraph once: the same SIGKILL, without paying the
 imports (seconds) at every point of a crash matrix. The server imports only; it opens no
-database, so a fork inherits no connection.
+database, so a fork inherits no connection. This module imports no `conftest`: in a child,
+`conftest` is whichever one comes first on the path (the whole suite puts several there).
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from conftest import settings_for
 from evidence_desk.desk import Desk
 from evidence_desk.runs.state import STAGES
+from evidence_desk.settings import Settings
 from evidence_desk.testing.embedder import HashingEmbedder
 
 QUESTION = "What did Roosevelt say about the four freedoms in 1941?"
@@ -26,7 +27,7 @@ QUESTION = "What did Roosevelt say about the four freedoms in 1941?"
 
 def desk_at(home: Path, cache: Path, executor: str | None = None) -> Desk:
     """A desk on `home` embedding with `HashingEmbedder`; `executor` replaces the setting's."""
-    settings = settings_for(home, cache)
+    settings = Settings(home=home, cache_dir=cache, embed_workers=1)
     if executor is not None:
         settings = settings.model_copy(update={"executor": executor})
     return Desk(settings, embedder=HashingEmbedder())

@@ -219,6 +219,15 @@ def runs_show(ctx: click.Context, run_id: str, as_json: bool) -> None:
         )
     for s in record["stages"]:
         out.print(_stage_line(s))
+    ledger = record["ledger"]
+    if ledger["tries"]:
+        failed = sum(t["outcome"] == "failed" for t in ledger["tries"])
+        unpriced = f", {ledger['unpriced_tries']} unpriced" if ledger["unpriced_tries"] else ""
+        out.print(
+            f"  ledger: {len(ledger['tries'])} model tries ({failed} failed), "
+            f"{ledger['requests']} requests, {ledger['tokens']} tokens, "
+            f"${ledger['spend_usd']:.6f}{unpriced}"
+        )
 
 
 def _stage_line(s: dict[str, Any]) -> str:

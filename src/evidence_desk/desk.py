@@ -306,7 +306,7 @@ class Desk:
         """One run as stored: its row, each finished stage's record, and its state."""
         run = self._run_or_fail(run_id)
         state = self._executor.load(run_id)
-        return run_json(summarize(run, is_dead), state)
+        return run_json(summarize(run, is_dead), state, self.store.runs.calls(run_id))
 
     def run_events(self, run_id: str, after: int = 0) -> list[StoredEvent]:
         self._run_or_fail(run_id)

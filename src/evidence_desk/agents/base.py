@@ -97,6 +97,31 @@ class AgentFailure(Exception):
         self.kind: FailureKind = kind
 
 
+@dataclass(frozen=True)
+class RecordedReply:
+    """A model reply kept in a run's ledger: the role's typed output as JSON, and its cost."""
+
+    output: str
+    usage: ModelUsage
+
+
+class CallLedger(Protocol):
+    """Where a stored run's model tries are recorded as they return (`runs/ledger.py`).
+
+    `key` names a call by what it sends (role, engine, prompt, and how many times this run
+    asked the same); a stage re-run after a crash asks again under the same key and gets the
+    recorded reply instead of paying for it twice.
+    """
+
+    def key(self, role: str, engine: str, prompt: str) -> str: ...
+
+    def reply(self, key: str) -> RecordedReply | None: ...
+
+    def record(self, key: str, role: str, usage: ModelUsage, output: str | None) -> None:
+        """Record one try: a reply's output, or None for a try that failed."""
+        ...
+
+
 class RunBudget:
     """What one run may spend across all roles (thread-safe): model calls, tokens, the
     estimated spend in USD (None: no cap) and active seconds (None: no limit).
@@ -104,7 +129,8 @@ class RunBudget:
     Callers reserve before each model call (`agents/calls.py`) and `charge` what the call
     really used afterwards. Active seconds are the stages' own time: `add_seconds` after
     each stage, plus the time since the current stage began (`begin_stage`). A resumed run
-    starts from what its recorded stages spent, so a restart hands it no fresh budget.
+    starts from what its ledger and recorded stages spent, so a restart hands it no fresh
+    budget. `ledger` is the stored run's record of its calls (None: a run kept in memory).
     """
 
     def __init__(
@@ -113,11 +139,14 @@ class RunBudget:
         max_tokens: int,
         max_spend_usd: float | None = None,
         max_seconds: float | None = None,
+        *,
+        ledger: CallLedger | None = None,
     ) -> None:
         self.max_calls = max_calls
         self.max_tokens = max_tokens
         self.max_spend_usd = max_spend_usd
         self.max_seconds = max_seconds
+        self.ledger = ledger
         self.calls = 0
         self.tokens = 0
         self.spend_usd = 0.0

@@ -22,6 +22,12 @@ One role's call is at most `attempts` tries of one Pydantic AI agent run:
 
 The SDK's own retries are switched off (`max_retries=0`) so that these bounds are the only
 ones. Every try's requests and tokens are counted, failed ones included.
+
+A stored run's budget carries its ledger (`CallLedger`): every try is recorded there as it
+returns, a reply with its output, under a key naming what the call sends. A stage re-run
+after a crash that asks the same under the same key gets the recorded reply back and sends
+nothing: a reply is paid for once. The key also rides along as the `X-Evidence-Desk-Call`
+header, so a provider's logs can be matched with the run's ledger.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from pydantic import TypeAdapter
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import (
     ModelAPIError,
@@ -52,11 +59,13 @@ from pydantic_ai.exceptions import (
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
-from .base import AgentFailure, FailureKind, ModelUsage, RunBudget
+from .base import AgentFailure, CallLedger, FailureKind, ModelUsage, RunBudget
 from .prices import PriceTable
 from .providers import OFFLINE
 
 OutT = TypeVar("OutT")
+
+CALL_HEADER = "X-Evidence-Desk-Call"
 
 
 @dataclass(frozen=True)
@@ -167,13 +176,15 @@ class ModelCaller(Generic[OutT]):
         role: str,
         engine: str,
         agent: Agent[None, OutT],
+        output: type[OutT],
         policy: CallPolicy,
         prices: PriceTable,
         *,
         sleep: Callable[[float], None] = time.sleep,
         overhead: str = "",
     ) -> None:
-        """`overhead`: the text every request sends besides the prompt (instructions, the
+        """`output`: the agent's output type (a ledger keeps replies as its JSON).
+        `overhead`: the text every request sends besides the prompt (instructions, the
         output tool's schema), counted in each reservation."""
         self.role = role
         self.engine = engine
@@ -184,18 +195,36 @@ class ModelCaller(Generic[OutT]):
         self._sleep = sleep
         # What every request carries besides the prompt: the instructions and output schema.
         self._overhead = overhead
+        self._output = TypeAdapter(output)
 
     def _charge(
-        self, budget: RunBudget, calls: int, tokens: int, run: RunUsage | None = None
+        self,
+        budget: RunBudget,
+        calls: int,
+        run: RunUsage,
+        key: str | None = None,
+        output: OutT | None = None,
     ) -> None:
-        """Charge what a try used (its spend at the model's price, when it has one)."""
-        if self.metered:
-            spend = (
-                None
-                if run is None
-                else self.prices.spend(self.engine, run.input_tokens, run.output_tokens)
-            )
-            budget.charge(calls, tokens, spend or 0.0)
+        """Charge what a try used (its spend at the model's price, when it has one), and
+        record the try in the run's ledger under `key`, with its output when it replied."""
+        if not self.metered:
+            return
+        spend = self.prices.spend(self.engine, run.input_tokens, run.output_tokens)
+        budget.charge(calls, run.total_tokens, spend or 0.0)
+        if budget.ledger is not None and key is not None:
+            usage = ModelUsage(self.engine, calls, run.input_tokens, run.output_tokens, spend)
+            text = None if output is None else self._output.dump_json(output).decode()
+            budget.ledger.record(key, self.role, usage, text)
+
+    def _recorded(
+        self, ledger: CallLedger | None, key: str | None
+    ) -> tuple[OutT, ModelUsage] | None:
+        """The reply the run's ledger already holds under `key` (a re-run stage), if any;
+        the budget was charged for it when the run was resumed."""
+        if ledger is None or key is None:
+            return None
+        reply = ledger.reply(key)
+        return None if reply is None else (self._output.validate_json(reply.output), reply.usage)
 
     def _timeout(self, budget: RunBudget) -> float:
         """A request's timeout: the policy's, or the run's active seconds left if fewer."""
@@ -251,6 +280,11 @@ class ModelCaller(Generic[OutT]):
 
     def call(self, prompt: str, budget: RunBudget, **run_kwargs: Any) -> tuple[OutT, ModelUsage]:
         """The agent's output for `prompt` and what it cost, or `AgentFailure`."""
+        ledger = budget.ledger if self.metered else None
+        key = ledger.key(self.role, self.engine, prompt) if ledger is not None else None
+        recorded = self._recorded(ledger, key)
+        if recorded is not None:
+            return recorded
         total = RunUsage()
         failed = 0  # tries that raised before Pydantic AI counted a request
         for attempt in range(1, self.policy.attempts + 1):
@@ -262,19 +296,21 @@ class ModelCaller(Generic[OutT]):
                 calls_left, tokens_left = budget.remaining()
                 limits = UsageLimits(request_limit=calls_left, total_tokens_limit=tokens_left)
                 run_kwargs["model_settings"] = ModelSettings(
-                    max_tokens=reserved.max_output_tokens, timeout=self._timeout(budget)
+                    max_tokens=reserved.max_output_tokens,
+                    timeout=self._timeout(budget),
+                    extra_headers={CALL_HEADER: key} if key else {},
                 )
             run = RunUsage()
             try:
                 result = self.agent.run_sync(prompt, usage=run, usage_limits=limits, **run_kwargs)
             except UsageLimitExceeded:
-                self._charge(budget, max(run.requests, 1), run.total_tokens, run)
+                self._charge(budget, max(run.requests, 1), run, key)
                 total += run
                 raise self._fail(_budget_reason(budget), total, failed, kind="budget") from None
             except ModelAPIError as exc:
                 extra = 0 if run.requests else 1
                 failed += extra
-                self._charge(budget, run.requests + extra, run.total_tokens, run)
+                self._charge(budget, run.requests + extra, run, key)
                 total += run
                 retry = classify(exc, attempt, self.policy)
                 if retry.wait is None:
@@ -286,7 +322,7 @@ class ModelCaller(Generic[OutT]):
                 self._sleep(retry.wait)
                 continue
             except UnexpectedModelBehavior as exc:
-                self._charge(budget, max(run.requests, 1), run.total_tokens, run)
+                self._charge(budget, max(run.requests, 1), run, key)
                 failed += 0 if run.requests else 1
                 total += run
                 raise self._fail(
@@ -298,7 +334,7 @@ class ModelCaller(Generic[OutT]):
             except Exception as exc:
                 # Anything else (an SDK surprise, a bug) ends the stage too: the run is held
                 # with the reason instead of crashing, and nothing is published.
-                self._charge(budget, run.requests, run.total_tokens, run)
+                self._charge(budget, run.requests, run, key)
                 total += run
                 raise self._fail(
                     f"the model call failed unexpectedly ({type(exc).__name__}: "
@@ -306,7 +342,7 @@ class ModelCaller(Generic[OutT]):
                     total,
                     failed,
                 ) from exc
-            self._charge(budget, run.requests, run.total_tokens, run)
+            self._charge(budget, run.requests, run, key, result.output)
             total += run
             return result.output, self._usage(total, failed)
         raise self._fail(_budget_reason(budget), total, failed, kind="budget")

@@ -59,7 +59,9 @@ class _Role(Generic[OutT]):
             name=f"evidence-desk-{self.role}",
         )
         overhead = self.instructions + json.dumps(agent.output_json_schema())
-        self._call = ModelCaller(self.role, engine, agent, policy, prices, overhead=overhead)
+        self._call = ModelCaller(
+            self.role, engine, agent, self.output, policy, prices, overhead=overhead
+        )
 
 
 class AgentPlanner(_Role[PlanOut]):

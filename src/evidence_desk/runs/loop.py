@@ -28,7 +28,8 @@ from collections.abc import Callable, Collection, Mapping
 
 from ..agents.base import RunBudget
 from ..store.runs import RunRecords
-from .stages import STAGE_FUNCTIONS, Deps, StageFunction, charge_recorded, run_stage
+from .ledger import StoredLedger, charge_resumed
+from .stages import STAGE_FUNCTIONS, Deps, StageFunction, run_stage
 from .state import RunState
 
 OnEvent = Callable[[str, str, RunState], None]
@@ -126,11 +127,17 @@ class StoredExecutor:
     def __init__(
         self, runs: RunRecords, *, lease_seconds: float = 600.0, max_running: int = 2
     ) -> None:
-        """`max_running`: runs that may execute at once on this store; more wait in order."""
+        """`max_running`: runs that may execute at once on this store; more wait in order.
+        `on_call_recorded(key)`: called after each model try is committed to a run's ledger."""
         self.runs = runs
         self.lease_seconds = lease_seconds
         self.max_running = max_running
         self.owner = worker_id()
+        self.on_call_recorded: Callable[[str], None] | None = None
+
+    def ledger(self, run_id: str) -> StoredLedger:
+        """The ledger this worker records a run's model calls in (`ledger.py`)."""
+        return StoredLedger(self.runs, run_id, self.owner, self.on_call_recorded)
 
     def wait_for_slot(self, state: RunState, on_event: OnEvent) -> bool:
         """Wait until this queued run may execute (`store/runs.py`, `claim_slot`), renewing
@@ -160,6 +167,7 @@ class StoredExecutor:
         """Store a new run (id and time already minted in `state`) and run it to its end."""
         opening = state.model_dump(mode="json", include=OPENING_FIELDS)
         self.runs.open(opening, self.owner, self.lease_seconds)
+        deps.budget.ledger = self.ledger(state.run_id)
         on_event("run_opened", state.next_stage or "", state)
         if not self.wait_for_slot(state, on_event):
             return state
@@ -176,12 +184,14 @@ class StoredExecutor:
     ) -> RunState:
         """Take over a stored run and continue it from the stage it was in.
 
-        The budget starts from what the recorded stages spent. Raises `LeaseLost` when a live
-        worker holds the run, `RunNotFound` for an unknown id.
+        The budget starts from what the run spent before (`ledger.charge_resumed`), and
+        records in the run's ledger. Raises `LeaseLost` when a live worker holds the run,
+        `RunNotFound` for an unknown id.
         """
         self.runs.take_lease(run_id, self.owner, self.lease_seconds, is_dead)
         state = self.load(run_id)
-        charge_recorded(budget, state.stages)
+        charge_resumed(budget, state.stages, self.runs.calls(run_id))
+        budget.ledger = self.ledger(run_id)
         if not self.wait_for_slot(state, on_event):
             return state
         return self._drive(state, make_deps(budget), functions, on_event)

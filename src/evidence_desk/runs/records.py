@@ -9,12 +9,12 @@ expired, or its process on this host is gone) is `interrupted` and can be resume
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..archive.hashing import utc_now
-from ..store.runs import StoredRun
+from ..store.runs import StoredCall, StoredRun
 from ..types import Decision
 from .state import RunState
 
@@ -76,12 +76,38 @@ def summarize(run: StoredRun, is_dead: Callable[[str], bool]) -> RunSummary:
     )
 
 
-def run_json(summary: RunSummary, state: RunState) -> dict[str, Any]:
-    """`runs show --json`: the summary, each finished stage's record, the plan, sources by
-    doc id and content hash, coverage, the draft, and the gate's outcome once it ran."""
+def ledger_json(calls: Sequence[StoredCall]) -> dict[str, Any]:
+    """A run's ledger of model tries (`ledger.py`): each try without its output, and totals."""
+    priced = [c.spend_usd for c in calls if c.spend_usd is not None]
+    return {
+        "tries": [
+            {
+                "key": c.call_key,
+                "role": c.role,
+                "engine": c.engine,
+                "outcome": c.outcome,
+                "requests": c.requests,
+                "input_tokens": c.input_tokens,
+                "output_tokens": c.output_tokens,
+                "spend_usd": c.spend_usd,
+            }
+            for c in calls
+        ],
+        "requests": sum(c.requests for c in calls),
+        "tokens": sum(c.input_tokens + c.output_tokens for c in calls),
+        "spend_usd": round(sum(priced), 6),
+        "unpriced_tries": len(calls) - len(priced),
+    }
+
+
+def run_json(summary: RunSummary, state: RunState, calls: Sequence[StoredCall]) -> dict[str, Any]:
+    """`runs show --json`: the summary, each finished stage's record, the ledger of model
+    tries, the plan, sources by doc id and content hash, coverage, the draft, and the gate's
+    outcome once it ran."""
     return {
         **summary.to_json(),
         "stages": [s.model_dump(mode="json") for s in state.stages],
+        "ledger": ledger_json(calls),
         "plan": state.plan.model_dump(mode="json") if state.plan else None,
         "sources": [
             {"id": s.id, "doc_id": s.doc_id, "title": s.title, "content_sha256": s.content_sha256}

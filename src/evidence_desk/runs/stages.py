@@ -479,11 +479,3 @@ def receipt_of(state: RunState, engine: EngineIds, policy: GatePolicy) -> Receip
         failure=state.failure,
         searches=list(state.searches or ()),
     )
-
-
-def charge_recorded(budget: RunBudget, stages: Iterable[StageRecord]) -> None:
-    """Charge `budget` with what the recorded stages spent (calls, tokens, spend, active
-    seconds): a resumed run's budget starts there, so a restart hands it nothing afresh."""
-    for s in stages:
-        budget.charge(s.calls, s.input_tokens + s.output_tokens, s.estimated_spend_usd or 0.0)
-        budget.add_seconds(s.latency_ms / 1000.0)

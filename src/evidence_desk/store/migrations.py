@@ -144,6 +144,32 @@ def m004_runs(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX run_events_run ON run_events(run_id, seq)")
 
 
+@migration
+def m005_run_calls(db: sqlite3.Connection) -> None:
+    # The run's ledger of model calls (`runs.py`): one row per try as it returns, with what
+    # it used and cost; a reply's output too, keyed so a re-run stage reuses it and pays once.
+    db.execute(
+        """CREATE TABLE run_calls (
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            at TEXT NOT NULL,
+            call_key TEXT NOT NULL,
+            role TEXT NOT NULL,
+            engine TEXT NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN ('reply', 'failed')),
+            requests INTEGER NOT NULL,
+            input_tokens INTEGER NOT NULL,
+            output_tokens INTEGER NOT NULL,
+            spend_usd REAL,
+            output TEXT,
+            PRIMARY KEY (run_id, seq)
+        )"""
+    )
+    db.execute(
+        "CREATE UNIQUE INDEX run_calls_reply ON run_calls(run_id, call_key) WHERE outcome = 'reply'"
+    )
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every pending migration in order; returns the names applied now.
 

@@ -6,6 +6,9 @@ and its `StageRecord`, as JSON — written in the same transaction that moves `n
 so a stage's output is committed before the next stage starts and a crash loses at most the
 stage in flight. Events (run opened, stage started and ended with latency, calls, tokens and
 spend, run finished) are appended as they happen; `events_after` replays them from any point.
+The run's ledger (`run_calls`) holds one row per model try as it returns, with its usage and
+cost, and a reply's output under the call's key (`runs/ledger.py`): the spend record, and
+what spares a re-run stage a second request.
 
 A run is worked on under a lease: `lease_owner` and `lease_expires` (ISO UTC). Taking the
 lease succeeds only when it is free, expired, held by the same owner, or held by a process of
@@ -385,6 +388,60 @@ def events_after(db: sqlite3.Connection, run_id: str, after: int = 0) -> list[St
     ]
 
 
+@dataclass(frozen=True)
+class StoredCall:
+    """One model try in a run's ledger: what it used and cost, and a reply's output (JSON)."""
+
+    call_key: str
+    role: str
+    engine: str
+    outcome: str  # "reply" or "failed"
+    requests: int
+    input_tokens: int
+    output_tokens: int
+    spend_usd: float | None
+    output: str | None = None
+
+
+_CALL_COLUMNS = (
+    "call_key, role, engine, outcome, requests, input_tokens, output_tokens, spend_usd, output"
+)
+
+
+def record_call(db: sqlite3.Connection, run_id: str, owner: str, call: StoredCall) -> None:
+    """Append a try to the run's ledger, as the lease holder; a second reply under one key
+    is refused by the database (`run_calls_reply`)."""
+    _check_lease(db, run_id, owner)
+    seq = db.execute(
+        "SELECT coalesce(max(seq), 0) + 1 FROM run_calls WHERE run_id = ?", (run_id,)
+    ).fetchone()[0]
+    db.execute(
+        f"INSERT INTO run_calls (run_id, seq, at, {_CALL_COLUMNS}) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            run_id,
+            seq,
+            _now_ms(),
+            call.call_key,
+            call.role,
+            call.engine,
+            call.outcome,
+            call.requests,
+            call.input_tokens,
+            call.output_tokens,
+            call.spend_usd,
+            call.output,
+        ),
+    )
+
+
+def calls_of(db: sqlite3.Connection, run_id: str) -> list[StoredCall]:
+    rows = db.execute(
+        f"SELECT {_CALL_COLUMNS} FROM run_calls WHERE run_id = ? ORDER BY seq", (run_id,)
+    )
+    return [StoredCall(*r) for r in rows]
+
+
 Transaction = Callable[[], AbstractContextManager[sqlite3.Connection]]
 
 
@@ -478,3 +535,11 @@ class RunRecords:
     def events(self, run_id: str, after: int = 0) -> list[StoredEvent]:
         with self._read() as db:
             return events_after(db, run_id, after)
+
+    def record_call(self, run_id: str, owner: str, call: StoredCall) -> None:
+        with self._write() as db:
+            record_call(db, run_id, owner, call)
+
+    def calls(self, run_id: str) -> list[StoredCall]:
+        with self._read() as db:
+            return calls_of(db, run_id)

@@ -23,6 +23,7 @@ from .archive.ingest import IngestError, IngestProgress, IngestSummary, ingest
 from .archive.loaders import iter_documents
 from .archive.results import LoadResult
 from .archive.sample import SampleError, load_sample
+from .clock import Clock, system_clock
 from .deskarchive import DeskArchive
 from .drafts import DraftFileError, DraftInput, check_drafts, read_drafts
 from .errors import DeskError
@@ -44,7 +45,7 @@ from .runs.selection import SelectionBounds
 from .runs.stages import STAGE_FUNCTIONS, StageFunction
 from .settings import Settings
 from .store.embedding_cache import EmbeddingCache
-from .store.runs import LeaseLost, RunNotFound, StoredEvent, StoredRun
+from .store.runs import LeaseLost, RunNotFound, RunRecords, StoredEvent, StoredRun
 from .store.sqlite import ArchiveStore
 from .trust.signing import (
     key_id_for,
@@ -65,7 +66,8 @@ class Desk:
     """Evidence Desk on one data directory.
 
     Its parts open lazily from the settings; `store`, `embedder` and `agents` may be given
-    instead (tests, benches, an app that shares one embedder between desks).
+    instead (tests, benches, an app that shares one embedder between desks), and `clock`,
+    which every run's times and the run records' leases read (`clock.py`).
     """
 
     def __init__(
@@ -75,8 +77,10 @@ class Desk:
         store: ArchiveStore | None = None,
         embedder: Embedder | None = None,
         agents: Agents | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.settings = settings or Settings()
+        self.clock: Clock = clock or system_clock
         self._given_embedder = embedder
         given = {"store": store, "embedder": embedder, "agents": agents}
         self.__dict__.update({name: part for name, part in given.items() if part is not None})
@@ -132,7 +136,9 @@ class Desk:
             max_active_seconds=s.max_active_seconds,
             relative_date_reach_days=s.relative_date_reach_days,
         )
-        return Pipeline(self.archive, agents.planner, agents.answerer, agents.auditor, config)
+        return Pipeline(
+            self.archive, agents.planner, agents.answerer, agents.auditor, config, clock=self.clock
+        )
 
     # ------------------------------------------------------------------ ingest
 
@@ -237,15 +243,20 @@ class Desk:
         return Publisher(self.store, lambda: self.key, self.settings.receipts_dir)
 
     @cached_property
+    def run_records(self) -> RunRecords:
+        """The stored runs, their times read from the desk's clock."""
+        return self.store.runs_on(self.clock)
+
+    @cached_property
     def _executor(self) -> StoredExecutor:
         """The executor the settings name; both store the same records (`runs/graph.py`)."""
         s = self.settings
-        executor = StoredExecutor(self.store.runs, lease_seconds=s.run_lease_seconds)
+        executor = StoredExecutor(self.run_records, lease_seconds=s.run_lease_seconds)
         if s.executor == "langgraph":
             from .runs.graph import GraphExecutor
 
             executor = GraphExecutor(
-                self.store.runs, s.graph_db_path, lease_seconds=s.run_lease_seconds
+                self.run_records, s.graph_db_path, lease_seconds=s.run_lease_seconds
             )
         executor.max_running = s.max_concurrent_runs
         return executor
@@ -258,13 +269,13 @@ class Desk:
         """The run's sealed receipt and its file, or the run's state when it has none."""
         stored = self.store.get_receipt(run_id)
         if stored is None:
-            run = self.store.runs.get(run_id)
+            run = self.run_records.get(run_id)
             raise DeskError(f"Run {run_id} stopped before publishing ({run.status}).")
         return AskResult(json.loads(stored.json), self.publisher.receipt_path(run_id))
 
     def _run_or_fail(self, run_id: str) -> StoredRun:
         try:
-            return self.store.runs.get(run_id)
+            return self.run_records.get(run_id)
         except RunNotFound:
             raise DeskError(f"There is no run {run_id} in {self.settings.home}.") from None
 
@@ -292,25 +303,30 @@ class Desk:
     def cancel(self, run_id: str) -> StoredRun:
         """Stop a running run before its next stage; a finished run is left as it is."""
         self._run_or_fail(run_id)
-        return self.store.runs.cancel(run_id)
+        return self.run_records.cancel(run_id)
 
     def runs(self, state: str | None = None, limit: int = 50) -> list[RunSummary]:
         """The newest runs first with their display state (`runs/records.py`), only those
         in `state` when given."""
         if state is not None and state not in DISPLAY_STATES:
             raise DeskError(f"Unknown run state {state!r}: use one of {', '.join(DISPLAY_STATES)}.")
-        summaries = (summarize(r, is_dead) for r in self.store.runs.recent(limit=10_000))
+        now = self.run_records.now()
+        summaries = (summarize(r, is_dead, now) for r in self.run_records.recent(limit=10_000))
         return [r for r in summaries if state is None or r.state == state][:limit]
 
     def run_record(self, run_id: str) -> dict[str, Any]:
         """One run as stored: its row, each finished stage's record, and its state."""
         run = self._run_or_fail(run_id)
         state = self._executor.load(run_id)
-        return run_json(summarize(run, is_dead), state, self.store.runs.calls(run_id))
+        summary = summarize(run, is_dead, self.run_records.now())
+        return run_json(summary, state, self.run_records.calls(run_id))
+
+    def _state(self, run_id: str) -> str:
+        return summarize(self.run_records.get(run_id), is_dead, self.run_records.now()).state
 
     def run_events(self, run_id: str, after: int = 0) -> list[StoredEvent]:
         self._run_or_fail(run_id)
-        return self.store.runs.events(run_id, after)
+        return self.run_records.events(run_id, after)
 
     def follow_events(
         self, run_id: str, *, follow: bool = False, poll: float = 0.2
@@ -324,7 +340,7 @@ class Desk:
             after = events[-1].seq if events else after
             if not follow:
                 return
-            if not events and summarize(self.store.runs.get(run_id), is_dead).state != "running":
+            if not events and self._state(run_id) != "running":
                 return
             if not events:
                 time.sleep(poll)

@@ -103,13 +103,13 @@ def test_more_runs_than_the_cap_wait_their_turn_in_order(home: Path, embedding_c
         results = list(pool.map(lambda q: desk.ask(q, on_event=watch).receipt, QUESTIONS * 2))
     assert len(results) == 12 and max(seen) <= 2
     assert max(seen) == 2  # the cap was reached: runs did overlap
-    runs = sorted(desk.runs(limit=100), key=lambda r: (r.created_at, r.run_id))
-    starts = {
-        r.run_id: next(e.seq for e in desk.run_events(r.run_id) if e.kind == "run_started")
-        for r in runs
-    }
-    order = [r.run_id for r in runs]
-    assert sorted(order, key=starts.__getitem__) == order  # started in the order they came
+    runs = desk.runs(limit=100)
+
+    def seq(run_id: str, kind: str) -> int:
+        return next(e.seq for e in desk.run_events(run_id) if e.kind == kind)
+
+    came = sorted((r.run_id for r in runs), key=lambda r: seq(r, "run_opened"))
+    assert sorted(came, key=lambda r: seq(r, "run_started")) == came  # started as they came
     assert {r.state for r in runs} <= {"published", "held", "outside"}
 
 

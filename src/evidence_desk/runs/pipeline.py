@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from ..agents.base import Answerer, Auditor, Planner, RunBudget
+from ..clock import Clock, iso_us, system_clock
 from ..types import Coverage, Document, EngineIds, Plan, Receipt, Source
 from .loop import drive
 from .stages import (
@@ -23,7 +24,6 @@ from .stages import (
     fallback_plan,
     reach_windows,
     receipt_of,
-    utc_now,
 )
 from .state import Mode, RunState
 
@@ -38,8 +38,8 @@ __all__ = [
 ]
 
 
-def new_run_id() -> str:
-    return datetime.now(UTC).strftime("run-%Y%m%dT%H%M%SZ-") + uuid.uuid4().hex[:8]
+def new_run_id(now: datetime) -> str:
+    return now.strftime("run-%Y%m%dT%H%M%SZ-") + uuid.uuid4().hex[:8]
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,12 @@ class Pipeline:
         answerer: Answerer,
         auditor: Auditor,
         config: PipelineConfig,
+        *,
+        clock: Clock = system_clock,
     ) -> None:
+        """`clock`: what each run's id, created time and stage starts are read from."""
         self.archive = archive
+        self.clock = clock
         self.planner = planner
         self.answerer = answerer
         self.auditor = auditor
@@ -88,12 +92,14 @@ class Pipeline:
             self.auditor,
             self.config,
             budget or self.budget(),
+            clock=self.clock,
         )
 
     def opening(self, question: str, mode: str = "quick") -> RunState:
         """A new run's state: its id and time minted now, before any stage."""
         kind: Mode = "deep" if mode == "deep" else "quick"
-        return RunState.opening(new_run_id(), utc_now(), question, kind)
+        now = self.clock()
+        return RunState.opening(new_run_id(now), iso_us(now), question, kind)
 
     def gather(self, question: str, *, mode: str = "quick") -> Gathered:
         """The stages before any agent writes: plan, retrieve, select, coverage."""

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..archive.hashing import utc_now
 from ..store.runs import StoredCall, StoredRun
 from ..types import Decision
 from .state import RunState
@@ -52,22 +51,23 @@ class RunSummary:
         return dict(self.__dict__)
 
 
-def display_state(run: StoredRun, is_dead: Callable[[str], bool]) -> str:
+def display_state(run: StoredRun, is_dead: Callable[[str], bool], now: str) -> str:
+    """What `runs list` calls the run at `now` (the records' clock, as run rows write it)."""
     if run.status == "cancelled":
         return "cancelled"
     if run.status == "finished":
         return _BY_DECISION.get(run.decision or "", "held")
-    if run.lease_owner is None or (run.lease_expires or "") < utc_now() or is_dead(run.lease_owner):
+    if run.lease_owner is None or (run.lease_expires or "") < now or is_dead(run.lease_owner):
         return "interrupted"
     return "queued" if run.status == "queued" else "running"
 
 
-def summarize(run: StoredRun, is_dead: Callable[[str], bool]) -> RunSummary:
+def summarize(run: StoredRun, is_dead: Callable[[str], bool], now: str) -> RunSummary:
     return RunSummary(
         run_id=run.run_id,
         created_at=run.created_at,
         updated_at=run.updated_at,
-        state=display_state(run, is_dead),
+        state=display_state(run, is_dead, now),
         next_stage=run.next_stage,
         decision=run.decision,
         question=run.question,

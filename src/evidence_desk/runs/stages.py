@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any, Protocol
 
 from ..agents.base import (
@@ -32,6 +32,7 @@ from ..agents.base import (
     RunBudget,
 )
 from ..agents.offline.docdates import relative_windows
+from ..clock import Clock, iso_us, system_clock
 from ..retrieval.coverage import ArchiveStats, assess
 from ..trust import gate as trust_gate
 from ..trust.checks import CheckedClaim, EvidenceSource, check_draft
@@ -90,7 +91,8 @@ class PipelineConfig:
 
 @dataclass
 class Deps:
-    """The parts one run uses. `texts` caches stored texts by (doc_id, content hash)."""
+    """The parts one run uses. `texts` caches stored texts by (doc_id, content hash);
+    `clock` dates the stages' starts and the sources' retrieval."""
 
     archive: ArchiveAccess
     planner: Planner
@@ -99,6 +101,7 @@ class Deps:
     config: PipelineConfig
     budget: RunBudget
     texts: dict[tuple[str, str], str] = field(default_factory=dict)
+    clock: Clock = system_clock
 
     @property
     def engine(self) -> EngineIds:
@@ -125,10 +128,6 @@ class Step:
     next_stage: str | None
     usage: ModelUsage | None = None
     error: str | None = None
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 # --------------------------------------------------------------------------- retrieval
@@ -299,7 +298,7 @@ def select_stage(state: RunState, deps: Deps) -> Step:
     sides = state.hits or ()
     doc_ids = list(dict.fromkeys(h.passage.doc_id for side in sides for h in side))
     documents = deps.archive.documents(doc_ids)
-    sources = select_sources(sides, documents, deps.config.bounds, utc_now())
+    sources = select_sources(sides, documents, deps.config.bounds, iso_us(deps.clock()))
     for doc in documents.values():
         deps.texts[doc.doc_id, doc.content_sha256] = doc.text
     return Step({"sources": tuple(sources)}, "coverage")
@@ -424,7 +423,7 @@ def run_stage(
 ) -> RunState:
     """Run stage `name` on `state`: the next state, with the stage's record appended."""
     fn = (functions or STAGE_FUNCTIONS)[name]
-    started = utc_now()
+    started = iso_us(deps.clock())
     t0 = time.perf_counter()
     deps.budget.begin_stage()
     try:

@@ -16,7 +16,7 @@ this host that is no longer alive; every stage commit renews it and fails when a
 took it (`LeaseLost`). These rules map onto `SELECT ... FOR UPDATE SKIP LOCKED` on a server.
 
 Status: a run opens `queued`; `claim_slot` makes it `running` when fewer than the desk's
-cap of runs execute under a live lease and no live run queued before it waits (dead
+cap of runs execute under a live lease and no live run opened before it waits (dead
 workers hold no slot and keep no place); it ends `finished` or `cancelled`. A run taken over
 after its worker died goes back to `queued`: its slot left with the dead worker.
 
@@ -34,7 +34,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from ..archive.hashing import utc_now
+from ..clock import Clock, iso_ms, iso_seconds, system_clock
 
 
 class LeaseLost(RuntimeError):
@@ -112,15 +112,9 @@ def _run(row: sqlite3.Row) -> StoredRun:
     )
 
 
-def _now_ms() -> str:
-    """Now in UTC to the millisecond: events a few milliseconds apart read apart."""
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-def lease_until(seconds: float) -> str:
-    """The time `seconds` from now, in the format `utc_now` writes (they compare as text)."""
-    until = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=seconds)
-    return until.strftime("%Y-%m-%dT%H:%M:%SZ")
+def lease_until(now: dt.datetime, seconds: float) -> str:
+    """The time `seconds` after `now`, as run rows write times (they compare as text)."""
+    return iso_seconds(now + dt.timedelta(seconds=seconds))
 
 
 def _dumps(value: Any) -> str:
@@ -129,6 +123,7 @@ def _dumps(value: Any) -> str:
 
 def add_event(
     db: sqlite3.Connection,
+    now: dt.datetime,
     run_id: str,
     kind: str,
     stage: str | None = None,
@@ -136,33 +131,33 @@ def add_event(
 ) -> None:
     db.execute(
         "INSERT INTO run_events (run_id, at, kind, stage, data) VALUES (?, ?, ?, ?, ?)",
-        (run_id, _now_ms(), kind, stage, _dumps(dict(data or {}))),
+        (run_id, iso_ms(now), kind, stage, _dumps(dict(data or {}))),
     )
 
 
 def open_run(
     db: sqlite3.Connection,
+    now: dt.datetime,
     opening: Mapping[str, Any],
     owner: str,
-    lease_expires: str,
+    lease_seconds: float,
 ) -> None:
     """Insert a new run, queued and leased to `owner`, and its `run_opened` event."""
-    now = utc_now()
     db.execute(
         f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'queued', 'plan', NULL, "
         "NULL, ?, ?, ?)",
         (
             opening["run_id"],
             opening["created_at"],
-            now,
+            iso_seconds(now),
             opening["question"],
             opening["mode"],
             owner,
-            lease_expires,
+            lease_until(now, lease_seconds),
             _dumps(dict(opening)),
         ),
     )
-    add_event(db, str(opening["run_id"]), "run_opened", data={"mode": opening["mode"]})
+    add_event(db, now, str(opening["run_id"]), "run_opened", data={"mode": opening["mode"]})
 
 
 def get_run(db: sqlite3.Connection, run_id: str) -> StoredRun:
@@ -185,19 +180,19 @@ def stages_of(db: sqlite3.Connection, run_id: str) -> list[StoredStage]:
 
 def take_lease(
     db: sqlite3.Connection,
+    now: dt.datetime,
     run_id: str,
     owner: str,
-    lease_expires: str,
+    lease_seconds: float,
     is_dead: Callable[[str], bool],
 ) -> StoredRun:
     """Lease a running run to `owner` (see the module docstring); `LeaseLost` when another
     live worker holds it."""
     run = get_run(db, run_id)
-    now = utc_now()
     free = (
         run.lease_owner is None
         or run.lease_owner == owner
-        or (run.lease_expires or "") < now
+        or (run.lease_expires or "") < iso_seconds(now)
         or is_dead(run.lease_owner)
     )
     if not free:
@@ -208,8 +203,9 @@ def take_lease(
     db.execute(
         "UPDATE runs SET lease_owner = ?, lease_expires = ?, updated_at = ?, status = 'queued' "
         "WHERE run_id = ?",
-        (owner, lease_expires, now, run_id),
+        (owner, lease_until(now, lease_seconds), iso_seconds(now), run_id),
     )
+    add_event(db, now, run_id, "run_resumed", run.next_stage, {"worker": owner})
     return run
 
 
@@ -219,48 +215,51 @@ def _live(owner: str | None, expires: str | None, now: str, is_dead: Callable[[s
 
 def claim_slot(
     db: sqlite3.Connection,
+    now: dt.datetime,
     run_id: str,
     owner: str,
-    lease_expires: str,
+    lease_seconds: float,
     cap: int,
     is_dead: Callable[[str], bool],
 ) -> str:
-    """Start a queued run when fewer than `cap` runs execute and no run queued before it
-    still waits; returns the run's status afterwards ("running", still "queued", or
+    """Start a queued run when fewer than `cap` runs execute and no run opened before it
+    still waits in the queue; returns the run's status afterwards ("running", still "queued", or
     "cancelled"). Runs whose worker is dead hold no slot and keep no place in the queue.
     Renews the lease either way."""
     run = _check_lease(db, run_id, owner)
     if run.status != "queued":
         return run.status
-    now = utc_now()
+    at = iso_seconds(now)
     rows = db.execute(
-        "SELECT run_id, status, created_at, lease_owner, lease_expires FROM runs "
+        "SELECT rowid, status, lease_owner, lease_expires FROM runs "
         "WHERE status IN ('running', 'queued') AND run_id != ?",
         (run_id,),
     ).fetchall()
-    live = [r for r in rows if _live(r["lease_owner"], r["lease_expires"], now, is_dead)]
+    live = [r for r in rows if _live(r["lease_owner"], r["lease_expires"], at, is_dead)]
     executing = sum(1 for r in live if r["status"] == "running")
     ahead = any(
-        r["status"] == "queued" and (r["created_at"], r["run_id"]) < (run.created_at, run_id)
+        r["status"] == "queued" and r["rowid"] < run.opened
         for r in live
     )
     status = "running" if executing < cap and not ahead else "queued"
     db.execute(
         "UPDATE runs SET status = ?, lease_expires = ?, updated_at = ? WHERE run_id = ?",
-        (status, lease_expires, now, run_id),
+        (status, lease_until(now, lease_seconds), at, run_id),
     )
     if status == "running":
-        add_event(db, run_id, "run_started", run.next_stage, {"worker": owner})
+        add_event(db, now, run_id, "run_started", run.next_stage, {"worker": owner})
     return status
 
 
-def executing(db: sqlite3.Connection, is_dead: Callable[[str], bool]) -> list[str]:
-    """The runs executing now: status running, under a live lease."""
-    now = utc_now()
+def executing(
+    db: sqlite3.Connection, now: dt.datetime, is_dead: Callable[[str], bool]
+) -> list[str]:
+    """The runs executing at `now`: status running, under a live lease."""
+    at = iso_seconds(now)
     rows = db.execute(
         "SELECT run_id, lease_owner, lease_expires FROM runs WHERE status = 'running'"
     ).fetchall()
-    return [r["run_id"] for r in rows if _live(r["lease_owner"], r["lease_expires"], now, is_dead)]
+    return [r["run_id"] for r in rows if _live(r["lease_owner"], r["lease_expires"], at, is_dead)]
 
 
 @dataclass(frozen=True)
@@ -270,23 +269,28 @@ class _Held:
     status: str
     next_stage: str | None
     decision: str | None
-    created_at: str
+    opened: int  # the run's place in the order runs were opened (its rowid)
 
 
 def _check_lease(db: sqlite3.Connection, run_id: str, owner: str) -> _Held:
     row = db.execute(
-        "SELECT lease_owner, status, next_stage, decision, created_at FROM runs WHERE run_id = ?",
+        "SELECT lease_owner, status, next_stage, decision, rowid FROM runs WHERE run_id = ?",
         (run_id,),
     ).fetchone()
     if row is None:
         raise RunNotFound(run_id)
     if row["lease_owner"] != owner:
         raise LeaseLost(f"Run {run_id} was taken over by {row['lease_owner']}.")
-    return _Held(row["status"], row["next_stage"], row["decision"], row["created_at"])
+    return _Held(row["status"], row["next_stage"], row["decision"], row["rowid"])
 
 
 def stage_started(
-    db: sqlite3.Connection, run_id: str, stage: str, owner: str, lease_expires: str
+    db: sqlite3.Connection,
+    now: dt.datetime,
+    run_id: str,
+    stage: str,
+    owner: str,
+    lease_seconds: float,
 ) -> str:
     """Renew the lease and log the stage's start; returns the run's status (a cancelled run
     is not worked on further)."""
@@ -295,26 +299,28 @@ def stage_started(
         return run.status
     db.execute(
         "UPDATE runs SET lease_expires = ?, updated_at = ? WHERE run_id = ?",
-        (lease_expires, utc_now(), run_id),
+        (lease_until(now, lease_seconds), iso_seconds(now), run_id),
     )
-    add_event(db, run_id, "stage_started", stage)
+    add_event(db, now, run_id, "stage_started", stage)
     return run.status
 
 
 def stage_finished(
     db: sqlite3.Connection,
+    now: dt.datetime,
     run_id: str,
     stage: str,
     output: Mapping[str, Any],
     record: Mapping[str, Any],
     next_stage: str | None,
     owner: str,
-    lease_expires: str,
+    lease_seconds: float,
     decision: str | None = None,
     failure: str | None = None,
 ) -> None:
     """Commit one stage: its output row, the run's next stage, and its `stage_ended` event
-    (and `run_finished` when it was the last)."""
+    (and `run_finished` when it was the last). A run cancelled while the stage ran stays
+    cancelled: its worker stops before the next stage."""
     run = _check_lease(db, run_id, owner)
     seq = db.execute(
         "SELECT coalesce(max(seq), 0) + 1 FROM run_stages WHERE run_id = ?", (run_id,)
@@ -330,18 +336,18 @@ def stage_finished(
         "lease_owner = ?, lease_expires = ? WHERE run_id = ?",
         (
             next_stage,
-            "finished" if finished else "running",
-            utc_now(),
+            "finished" if finished else ("cancelled" if run.status == "cancelled" else "running"),
+            iso_seconds(now),
             decision,
             failure,
             None if finished else owner,
-            None if finished else lease_expires,
+            None if finished else lease_until(now, lease_seconds),
             run_id,
         ),
     )
-    add_event(db, run_id, "stage_ended", stage, record)
+    add_event(db, now, run_id, "stage_ended", stage, record)
     if finished:
-        add_event(db, run_id, "run_finished", data={"decision": decision or run.decision})
+        add_event(db, now, run_id, "run_finished", data={"decision": decision or run.decision})
 
 
 def release(db: sqlite3.Connection, run_id: str, owner: str) -> None:
@@ -353,15 +359,15 @@ def release(db: sqlite3.Connection, run_id: str, owner: str) -> None:
     )
 
 
-def cancel(db: sqlite3.Connection, run_id: str) -> StoredRun:
+def cancel(db: sqlite3.Connection, now: dt.datetime, run_id: str) -> StoredRun:
     """Mark a running or queued run cancelled (its worker stops before its next stage)."""
     run = get_run(db, run_id)
     if run.status in ("running", "queued"):
         db.execute(
             "UPDATE runs SET status = 'cancelled', updated_at = ? WHERE run_id = ?",
-            (utc_now(), run_id),
+            (iso_seconds(now), run_id),
         )
-        add_event(db, run_id, "run_cancelled", run.next_stage)
+        add_event(db, now, run_id, "run_cancelled", run.next_stage)
     return run
 
 
@@ -408,7 +414,9 @@ _CALL_COLUMNS = (
 )
 
 
-def record_call(db: sqlite3.Connection, run_id: str, owner: str, call: StoredCall) -> None:
+def record_call(
+    db: sqlite3.Connection, now: dt.datetime, run_id: str, owner: str, call: StoredCall
+) -> None:
     """Append a try to the run's ledger, as the lease holder; a second reply under one key
     is refused by the database (`run_calls_reply`)."""
     _check_lease(db, run_id, owner)
@@ -421,7 +429,7 @@ def record_call(db: sqlite3.Connection, run_id: str, owner: str, call: StoredCal
         (
             run_id,
             seq,
-            _now_ms(),
+            iso_ms(now),
             call.call_key,
             call.role,
             call.engine,
@@ -447,15 +455,20 @@ Transaction = Callable[[], AbstractContextManager[sqlite3.Connection]]
 
 class RunRecords:
     """The runs of one archive database (`ArchiveStore.runs`): each write one transaction
-    through the store's writer, each read one snapshot."""
+    through the store's writer, each read one snapshot; times read from `clock`."""
 
-    def __init__(self, write: Transaction, read: Transaction) -> None:
+    def __init__(self, write: Transaction, read: Transaction, clock: Clock = system_clock) -> None:
         self._write = write
         self._read = read
+        self.clock = clock
+
+    def now(self) -> str:
+        """The clock's time as run rows write it (leases compare against it)."""
+        return iso_seconds(self.clock())
 
     def open(self, opening: Mapping[str, Any], owner: str, lease_seconds: float) -> None:
         with self._write() as db:
-            open_run(db, opening, owner, lease_until(lease_seconds))
+            open_run(db, self.clock(), opening, owner, lease_seconds)
 
     def get(self, run_id: str) -> StoredRun:
         with self._read() as db:
@@ -470,9 +483,7 @@ class RunRecords:
         self, run_id: str, owner: str, lease_seconds: float, is_dead: Callable[[str], bool]
     ) -> StoredRun:
         with self._write() as db:
-            run = take_lease(db, run_id, owner, lease_until(lease_seconds), is_dead)
-            add_event(db, run_id, "run_resumed", run.next_stage, {"worker": owner})
-            return run
+            return take_lease(db, self.clock(), run_id, owner, lease_seconds, is_dead)
 
     def claim_slot(
         self,
@@ -483,15 +494,15 @@ class RunRecords:
         is_dead: Callable[[str], bool],
     ) -> str:
         with self._write() as db:
-            return claim_slot(db, run_id, owner, lease_until(lease_seconds), cap, is_dead)
+            return claim_slot(db, self.clock(), run_id, owner, lease_seconds, cap, is_dead)
 
     def executing(self, is_dead: Callable[[str], bool]) -> list[str]:
         with self._read() as db:
-            return executing(db, is_dead)
+            return executing(db, self.clock(), is_dead)
 
     def stage_started(self, run_id: str, stage: str, owner: str, lease_seconds: float) -> str:
         with self._write() as db:
-            return stage_started(db, run_id, stage, owner, lease_until(lease_seconds))
+            return stage_started(db, self.clock(), run_id, stage, owner, lease_seconds)
 
     def stage_finished(
         self,
@@ -509,13 +520,14 @@ class RunRecords:
         with self._write() as db:
             stage_finished(
                 db,
+                self.clock(),
                 run_id,
                 stage,
                 output,
                 record,
                 next_stage,
                 owner,
-                lease_until(lease_seconds),
+                lease_seconds,
                 decision,
                 failure,
             )
@@ -526,7 +538,7 @@ class RunRecords:
 
     def cancel(self, run_id: str) -> StoredRun:
         with self._write() as db:
-            return cancel(db, run_id)
+            return cancel(db, self.clock(), run_id)
 
     def recent(self, status: str | None = None, limit: int = 50) -> list[StoredRun]:
         with self._read() as db:
@@ -538,7 +550,7 @@ class RunRecords:
 
     def record_call(self, run_id: str, owner: str, call: StoredCall) -> None:
         with self._write() as db:
-            record_call(db, run_id, owner, call)
+            record_call(db, self.clock(), run_id, owner, call)
 
     def calls(self, run_id: str) -> list[StoredCall]:
         with self._read() as db:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy.typing as npt
 
+from ..clock import Clock
 from ..errors import DeskError
 from ..types import Document, Passage
 from .migrations import migrate
@@ -138,8 +139,12 @@ class ArchiveStore:
 
     @cached_property
     def runs(self) -> RunRecords:
-        """The runs stored as they go (`runs.py`)."""
+        """The runs stored as they go (`runs.py`), on the system clock."""
         return RunRecords(self._write, self._snapshot)
+
+    def runs_on(self, clock: Clock) -> RunRecords:
+        """The same records, their times read from `clock` (`Desk(clock=...)`)."""
+        return RunRecords(self._write, self._snapshot, clock)
 
     def close(self) -> None:
         with self._lock:

@@ -5,8 +5,9 @@ gap: a window with no kept passage, or uncommon key terms no kept passage holds.
 set (the sample's `sotu` set and the `digitalgov` set, each on its own archive) the bench
 runs every question in Quick mode and in Deep mode on the same desk and prints, side by
 side with the ratio Deep/Quick: answers found, evidence recall, out-of-coverage questions
-published, latency p50, model calls and archive searches; then the questions whose answer
-or evidence changed, and how many questions Deep searched again for.
+published, latency p50, model calls, archive searches and the passages shown to the
+answerer (mean and most per question: Deep shows one passage more per source); then the
+questions whose answer or evidence changed, and how many questions Deep searched again for.
 
 Latency is taken on a shared machine, so it is timed apart from the evaluation: in each of
 `--rounds N` rounds both modes get a new desk (warmed by one question outside the sets, so
@@ -51,7 +52,7 @@ def fresh_desk(home: Path, mode: str) -> Desk:
 
 
 def run_set(home: Path, name: str, rounds: int) -> dict[str, Any]:
-    """Both modes' reports on one set, each with its per-question latencies.
+    """Both modes' reports on one set, each with its per-question latencies and passages.
 
     The reports come from one evaluation per mode. Latency is timed apart: each round gives
     each mode a new desk (so every question is new to it, and neither mode finds the
@@ -61,27 +62,30 @@ def run_set(home: Path, name: str, rounds: int) -> dict[str, Any]:
     questions = bundled_questions(name)
     reports = {m: fresh_desk(home, m).evaluate(questions, mode=m) for m in MODES}
     latencies: dict[str, list[float]] = {m: [] for m in MODES}
+    passages: dict[str, list[int]] = {m: [] for m in MODES}
     for r in range(max(rounds, 1)):
         desks = {m: fresh_desk(home, m) for m in MODES}
         for i, q in enumerate(questions):
             for mode in MODES if (i + r) % 2 == 0 else MODES[::-1]:
                 t0 = time.perf_counter()
-                desks[mode].run(q.question, mode=mode)
+                receipt = desks[mode].run(q.question, mode=mode)
                 latencies[mode].append((time.perf_counter() - t0) * 1000.0)
+                if r == 0:
+                    passages[mode].append(sum(len(s.passages) for s in receipt.sources))
     for mode in MODES:
         reports[mode]["latencies"] = latencies[mode]
+        reports[mode]["passages"] = passages[mode]
     return reports
 
 
 def combined(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    """One report of several sets' items and latencies (for the figures of all sets)."""
-    items = [i for r in reports for i in r["items"]]
-    return {"items": items, "latencies": [x for r in reports for x in r["latencies"]]}
+    """One report of several sets' items, latencies and passages (the figures of all sets)."""
+    return {k: [x for r in reports for x in r[k]] for k in ("items", "latencies", "passages")}
 
 
 def figures(report: dict[str, Any]) -> dict[str, Any]:
     """The compared figures, from a report's items and its pooled latencies."""
-    items = report["items"]
+    items, shown = report["items"], report["passages"]
     answerable = [i for i in items if i["kind"] != "out_of_coverage"]
     evidence = [hit for i in answerable for hit in i["evidence_covered"]]
     ooc = [i for i in items if i["kind"] == "out_of_coverage"]
@@ -96,6 +100,8 @@ def figures(report: dict[str, Any]) -> dict[str, Any]:
         "latency p50 ms": round(percentile(report["latencies"], 50), 1),
         "model calls": sum(int(i["model_calls"]) for i in items),
         "searches": sum(int(i["searches"]) for i in items),
+        "passages mean": round(sum(shown) / len(shown), 1) if shown else None,
+        "passages most": max(shown, default=0),
     }
 
 
@@ -127,7 +133,7 @@ def table(name: str, reports: dict[str, dict[str, Any]]) -> None:
             ratio(d["out-of-coverage published"], q["out-of-coverage published"]),
         ]
     )
-    for key in ("latency p50 ms", "model calls", "searches"):
+    for key in ("latency p50 ms", "model calls", "searches", "passages mean", "passages most"):
         rows.append([key, q[key], d[key], ratio(d[key], q[key])])
     print_table(["metric", "Quick", "Deep", "Deep/Quick"], rows, title=name)
 

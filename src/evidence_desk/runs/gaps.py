@@ -10,6 +10,12 @@ selection keeps, `selection.kept_hits`) and looks, side by side, for a gap:
    `MISSING_TERM_MAX_DF` of its passages) that no kept passage of the side contains (stems,
    with the coverage stage's shared-prefix rule). Aimed at them: the missing terms with the
    plan's other uncommon key terms, in the side's windows.
+3. **The passage bound.** A kept document may hold its answer just past the per-source
+   passage bound, where no query can reach it: the document is already found. Deep mode
+   lets each kept document show `EXTRA_PASSAGES` more of its passages (its best hits the
+   bound left out; `selection.kept_hits`), so at most that many per source beyond Quick's
+   pool reach the answerer. This gap needs no search, every passage it adds was found by
+   the plan's own queries, and coverage is judged without them (`stages.coverage_stage`).
 
 A side issues at most `MAX_QUERIES_PER_SIDE` queries in all, its first pass's included; a
 side with no gap, no query left, or windows that hold no document searches nothing more.
@@ -19,13 +25,21 @@ best score, but its coverage evidence stays what the plan's own queries gave it,
 query can bring passages into the evidence and never lift a question over the coverage
 floor by its own cosine.
 
-Measured on both evaluation sets (`python -m bench.deep`): no answer or evidence gained over
-Quick mode. Every evidence miss of the first pass there is a passage of a document it
-already keeps, held out by the per-source passage bound, which another query does not move.
+Measured on both evaluation sets (`python -m bench.deep`): the gap queries alone gained no
+answer or evidence over Quick mode, because every evidence miss of the first pass there is a
+passage of a document it already keeps, held out by the per-source passage bound. One extra
+passage per source brings in 3 of those 6 gold sentences (evidence recall 0.89 to 0.95 over
+both sets) and loses no answer; lending a document all the room the pool leaves unused
+found no more and lost an answer (more passages, less focus), so the extra stays one. No
+answer is gained either: where the gold sentence now reaches it, the offline answerer
+quotes another one.
 
-Not done: a query for counter-evidence. Lexical search drops negations as stop words and
-the offline auditor does not read contradiction, so no rule for it has been measured; the
-budget goes to gaps only.
+No query for counter-evidence. Tried (the side's main query with contrast words, "however
+but not criticism opposed failed", in the room the gaps leave): 59 more searches over both
+sets, no claim found contradicted and no decision changed, and on the sample it displaced a
+gold passage, losing an answer (17 to 16 of 22) and evidence (0.96 to 0.89). Lexical search
+drops negations as stop words, the offline auditor reads only the sources an answer cites,
+and the sets carry no counter-evidence to find; the budget goes to gaps only.
 """
 
 from __future__ import annotations
@@ -38,6 +52,9 @@ from ..textutil import stem, stem_terms, term_in, unique
 from ..types import Hit, Plan, SubQuestion, TimeWindow
 
 MAX_QUERIES_PER_SIDE = 3
+# Passages a kept document shows past the per-source bound in Deep mode (the passage-bound
+# gap): the smallest step, since each passage costs prompt size and the answer's focus.
+EXTRA_PASSAGES = 1
 # A key term in more passages than this is common enough that its absence says little.
 MISSING_TERM_MAX_DF = 0.01
 

@@ -6,6 +6,9 @@ best few passages (no duplicates, no overlapping spans). The evidence pool is bo
 comparison every side gets its own sources first, so an answer can never be one-sided
 because one period dominated the scores. Sources are numbered `S1`, `S2`, ... in the order
 a reader should see them, and each names the queries that found its selected passages.
+
+Deep mode lets each source show `extra` passages past that bound (`gaps.EXTRA_PASSAGES`),
+never past three times the default: its best hits the bound left out.
 """
 
 from __future__ import annotations
@@ -115,13 +118,18 @@ def choose_documents(sides: Sequence[Sequence[Hit]], max_sources: int) -> list[s
     return chosen
 
 
-def kept_hits(sides: Sequence[Sequence[Hit]], bounds: SelectionBounds) -> dict[str, list[Hit]]:
-    """The hits selection keeps, per chosen document in source order, each list best first.
+def kept_hits(
+    sides: Sequence[Sequence[Hit]], bounds: SelectionBounds, extra: int = 0
+) -> dict[str, list[Hit]]:
+    """The hits selection keeps, per chosen document in source order, each list best first;
+    `extra` passages per document past the per-source bound (Deep mode).
 
     Deep mode reads it to see what a first pass would put in front of the answerer."""
     all_hits = group_hits([h for side in sides for h in side])
     chosen = choose_documents(sides, bounds.max_sources)
     limit = passages_per_source(bounds, len(chosen))
+    if extra > 0:  # Deep only: Quick's bound is the code above, untouched
+        limit = max(limit, min(limit + extra, 3 * bounds.passages_per_source))
     return {doc_id: _non_overlapping(all_hits[doc_id], limit) for doc_id in chosen}
 
 
@@ -130,11 +138,13 @@ def select_sources(
     documents: Mapping[str, Document],
     bounds: SelectionBounds,
     retrieved_at: str,
+    extra: int = 0,
 ) -> list[Source]:
     """Numbered sources for the run. `sides` holds one hit list per sub-question. Each
-    source records the queries that found its selected passages (its best passage's first)."""
+    source records the queries that found its selected passages (its best passage's first);
+    `extra` is Deep mode's (`kept_hits`)."""
     sources: list[Source] = []
-    for doc_id, best_first in kept_hits(sides, bounds).items():
+    for doc_id, best_first in kept_hits(sides, bounds, extra).items():
         picked = sorted(best_first, key=lambda h: h.passage.start)  # reading order
         scored = [(h.passage, round(h.score, 6)) for h in picked]
         source = source_of(f"S{len(sources) + 1}", documents[doc_id], scored, retrieved_at)

@@ -39,6 +39,7 @@ from ..trust.checks import CheckedClaim, EvidenceSource, check_draft
 from ..trust.claims import split_claims
 from ..types import (
     ClaimAudit,
+    Coverage,
     Document,
     EngineIds,
     GatePolicy,
@@ -54,7 +55,7 @@ from ..types import (
     Usage,
     Verdict,
 )
-from .gaps import gap_queries, plan_sides
+from .gaps import EXTRA_PASSAGES, gap_queries, plan_sides
 from .selection import SelectionBounds, kept_hits, select_sources
 from .state import CheckedRecord, RunState
 
@@ -223,7 +224,8 @@ def retrieve_sides(
     """One hit list per side (`gaps.plan_sides`), and the searches issued, in order.
 
     Deep mode then adds to each side the queries aimed at the gaps its first pass left
-    (`gaps.gap_queries`, judged on the hits selection would keep), at most three per side.
+    (`gaps.gap_queries`, judged on the hits Deep's selection would keep, its extra passage
+    per source included), at most three per side.
     """
     log: list[Search] = []
 
@@ -240,7 +242,8 @@ def retrieve_sides(
     ]
     if deep:
         stats = deps.archive.stats()
-        kept = {h.passage.id for hs in kept_hits(found, deps.config.bounds).values() for h in hs}
+        shown = kept_hits(found, deps.config.bounds, EXTRA_PASSAGES)
+        kept = {h.passage.id for hs in shown.values() for h in hs}
         for i, side in enumerate(sides):
             own = [h for h in found[i] if h.passage.id in kept]
             gaps = gap_queries(plan, side, own, stats)
@@ -298,7 +301,8 @@ def select_stage(state: RunState, deps: Deps) -> Step:
     sides = state.hits or ()
     doc_ids = list(dict.fromkeys(h.passage.doc_id for side in sides for h in side))
     documents = deps.archive.documents(doc_ids)
-    sources = select_sources(sides, documents, deps.config.bounds, iso_us(deps.clock()))
+    extra = EXTRA_PASSAGES if state.mode == "deep" else 0
+    sources = select_sources(sides, documents, deps.config.bounds, iso_us(deps.clock()), extra)
     for doc in documents.values():
         deps.texts[doc.doc_id, doc.content_sha256] = doc.text
     return Step({"sources": tuple(sources)}, "coverage")
@@ -312,19 +316,41 @@ def with_evidence_scores(source: Source, scores: Mapping[str, float]) -> Source:
     return source.model_copy(update={"passages": passages})
 
 
+def quick_view(
+    sources: Sequence[Source], sides: Sequence[Sequence[Hit]], bounds: SelectionBounds
+) -> list[Source]:
+    """The sources with only the passages Quick mode's bound keeps (Deep's extra ones out)."""
+    kept = {h.passage.id for hs in kept_hits(sides, bounds).values() for h in hs}
+    return [
+        s.model_copy(update={"passages": tuple(p for p in s.passages if p.id in kept)})
+        for s in sources
+    ]
+
+
 def coverage_stage(state: RunState, deps: Deps) -> Step:
+    """Whether the archive covers the question, judged on what Quick mode would select: the
+    extra passage Deep shows a source never lifts a question over the floor (as a gap
+    query's cosine never does, `merge_gap_hits`); it is scored for the reader all the same."""
     config = deps.config
-    coverage, scores = assess(
-        _plan(state),
-        [h for side in state.hits or () for h in side],
-        _sources(state),
-        deps.archive.stats(),
-        floor=config.policy.coverage_floor,
-        rare_term_max_df=config.rare_term_max_df,
-        question=state.question,
-        common_zipf=config.common_zipf,
-    )
-    sources = tuple(with_evidence_scores(s, scores) for s in _sources(state))
+    hits = [h for side in state.hits or () for h in side]
+
+    def judge(sources: Sequence[Source]) -> tuple[Coverage, dict[str, float]]:
+        return assess(
+            _plan(state),
+            hits,
+            sources,
+            deps.archive.stats(),
+            floor=config.policy.coverage_floor,
+            rare_term_max_df=config.rare_term_max_df,
+            question=state.question,
+            common_zipf=config.common_zipf,
+        )
+
+    shown = _sources(state)
+    coverage, scores = judge(shown)
+    if state.mode == "deep":
+        coverage, _ = judge(quick_view(shown, state.hits or (), config.bounds))
+    sources = tuple(with_evidence_scores(s, scores) for s in shown)
     return Step(
         {"coverage": coverage, "sources": sources}, "answer" if coverage.covered else "gate"
     )

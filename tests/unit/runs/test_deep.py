@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from evidence_desk.agents.base import Advice, ArchiveProfile, ClaimToAudit, ModelUsage, RunBudget
 from evidence_desk.retrieval.coverage import ArchiveStats
 from evidence_desk.runs.gaps import (
+    EXTRA_PASSAGES,
     MAX_QUERIES_PER_SIDE,
     SideSearch,
     gap_queries,
@@ -23,7 +24,7 @@ from evidence_desk.runs.gaps import (
     plan_sides,
 )
 from evidence_desk.runs.pipeline import Pipeline, PipelineConfig
-from evidence_desk.runs.selection import SelectionBounds, select_sources
+from evidence_desk.runs.selection import SelectionBounds, kept_hits, select_sources
 from evidence_desk.runs.stages import Deps, merge_gap_hits, retrieve_sides
 from evidence_desk.textutil import stem_terms
 from evidence_desk.trust.receipts import seal, verify_receipt
@@ -331,6 +332,90 @@ def test_a_gap_query_ranks_a_passage_but_never_lends_it_its_cosine() -> None:
         ("d2#0", 0.5, None, ("b",)),
     ]
     assert merged[1].lexical_score is None
+
+
+# --------------------------------------------------------------------------- the passage bound
+
+
+class Paged(Archive):
+    """Every sentence of a document is a passage of its own (`doc#i`)."""
+
+    def search(self, query: str, windows: Sequence[TimeWindow], k: int) -> list[Hit]:
+        self.searches.append((query, tuple(windows)))
+        words = set(stem_terms(query))
+        hits = []
+        for d in self.docs.values():
+            start = 0
+            for i, text in enumerate(re.split(r"(?<=\.) ", d.text)):
+                share = len(words & set(stem_terms(text))) / max(len(words), 1)
+                span = (start, start + len(text))
+                start += len(text) + 1
+                if share > 0:
+                    p = Passage(
+                        id=f"{d.doc_id}#{i}", doc_id=d.doc_id, text=text, start=span[0], end=span[1]
+                    )
+                    hits.append(Hit(passage=p, score=share, dense_score=0.5, doc_date=d.date))
+        return sorted(hits, key=lambda h: (-h.score, h.passage.id))[:k]
+
+
+# Four harbor sentences that match alike (ranked by id): a bound of two leaves two out.
+LETTER = doc(
+    "d1",
+    "1774-10-01",
+    "The harbor was closed. The harbor closed again. The closed harbor held tea ships. "
+    "The harbor stayed closed.",
+)
+
+
+def letter_hits() -> list[Hit]:
+    return Paged(LETTER).search("harbor closed", (), 10)
+
+
+def test_deep_shows_each_kept_document_its_best_passage_past_the_bound() -> None:
+    bounds = SelectionBounds(1, 2)  # one source: pool 2, per source 2
+    quick = kept_hits([letter_hits()], bounds)
+    deep = kept_hits([letter_hits()], bounds, EXTRA_PASSAGES)
+    assert [h.passage.id for h in quick["d1"]] == ["d1#0", "d1#1"]
+    assert [h.passage.id for h in deep["d1"]] == ["d1#0", "d1#1", "d1#2"]
+
+
+def test_the_extra_passage_never_passes_three_times_the_default() -> None:
+    bounds = SelectionBounds(3, 1)  # one source found: it reads three, the cap already
+    assert len(kept_hits([letter_hits()], bounds)["d1"]) == 3
+    assert len(kept_hits([letter_hits()], bounds, EXTRA_PASSAGES)["d1"]) == 3
+
+
+def test_a_term_in_the_extra_passage_is_no_gap() -> None:
+    # "tea" is only in the third sentence: Quick's selection (bound 2) lacks it, Deep's holds it.
+    archive = Paged(LETTER, doc("d2", "1774-11-01", TEA))
+    plan = harbor_plan("harbor", "closed", "tea")
+    cfg = config(max_sources=1, per_source=2)
+    _, searches = retrieve_sides(deps(archive, plan, cfg), plan, deep=True)
+    assert [s.aim for s in searches] == ["plan"]
+
+
+def test_only_deep_runs_show_the_extra_passage() -> None:
+    archive = Paged(LETTER)
+    plan = harbor_plan("harbor", "closed")
+    pipeline = Pipeline(archive, Planner(plan), Answerer(), Auditor(), config(1, 2))
+    quick, deep = (pipeline.run("What happened to the harbor?", mode=m) for m in ("quick", "deep"))
+    assert [p.id for p in quick.sources[0].passages] == ["d1#0", "d1#1"]
+    assert [p.id for p in deep.sources[0].passages] == ["d1#0", "d1#1", "d1#2"]
+
+
+def test_the_extra_passage_never_lifts_a_question_into_coverage() -> None:
+    # Only the extra passage (d1#2) names the tea ships, so it alone scores over a floor of
+    # 0.6 (0.75; Quick's best 0.5): Deep, which shows it, must judge coverage as Quick does.
+    archive = Paged(LETTER)
+    plan = harbor_plan("harbor", "closed", "tea", "ships")
+    cfg = PipelineConfig(GatePolicy(coverage_floor=0.6), SelectionBounds(1, 2), 0.02)
+    pipeline = Pipeline(archive, Planner(plan), Answerer(), Auditor(), cfg)
+    question = "What happened to the tea ships in the closed harbor?"
+    quick, deep = (pipeline.run(question, mode=m) for m in ("quick", "deep"))
+    assert "d1#2" in [p.id for p in deep.sources[0].passages]
+    assert quick.coverage is not None and not quick.coverage.covered
+    assert deep.coverage == quick.coverage
+    assert deep.decision == quick.decision == Decision.OUTSIDE_COVERAGE
 
 
 # --------------------------------------------------------------------------- receipts

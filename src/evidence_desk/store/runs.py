@@ -237,10 +237,7 @@ def claim_slot(
     ).fetchall()
     live = [r for r in rows if _live(r["lease_owner"], r["lease_expires"], at, is_dead)]
     executing = sum(1 for r in live if r["status"] == "running")
-    ahead = any(
-        r["status"] == "queued" and r["rowid"] < run.opened
-        for r in live
-    )
+    ahead = any(r["status"] == "queued" and r["rowid"] < run.opened for r in live)
     status = "running" if executing < cap and not ahead else "queued"
     db.execute(
         "UPDATE runs SET status = ?, lease_expires = ?, updated_at = ? WHERE run_id = ?",

@@ -110,6 +110,42 @@ def faithful_audit(p: Prompt) -> dict[str, Any]:
     return {"verdicts": verdicts}
 
 
+def source_id_audit(p: Prompt) -> dict[str, Any]:
+    """Like `faithful_audit`, but naming the cited source ("S1") as evidence, as answers do."""
+    verdicts = [
+        {"claim": number, "verdict": "supported", "evidence": cites[:1], "rationale": "ok"}
+        for number, cites in p.claims
+    ]
+    return {"verdicts": verdicts}
+
+
+def both_forms_audit(p: Prompt) -> dict[str, Any]:
+    """Evidence in both forms at once: the cited source's id, then its first passage's id."""
+    verdicts = []
+    for number, cites in p.claims:
+        first = [p.sources[cites[0]][0][0]] if cites and cites[0] in p.sources else []
+        verdicts.append(
+            {
+                "claim": number,
+                "verdict": "supported",
+                "evidence": cites[:1] + first,
+                "rationale": "",
+            }
+        )
+    return {"verdicts": verdicts}
+
+
+def uncited_source_audit(p: Prompt) -> dict[str, Any]:
+    """Hostile: "supported", naming as evidence only sources the claim does not cite."""
+    verdicts = []
+    for number, cites in p.claims:
+        others = [sid for sid in p.sources if sid not in cites]
+        verdicts.append(
+            {"claim": number, "verdict": "supported", "evidence": others, "rationale": "ok"}
+        )
+    return {"verdicts": verdicts}
+
+
 Handler = Callable[[Prompt], Reply | dict[str, Any]]
 
 

@@ -14,9 +14,18 @@ things stricter:
 * A draft is rendered from claims with the citations the model gave; a citation to a source
   that does not exist is kept as written, so the checks in `trust/` see it and hold.
 * An audit gives every claim exactly one verdict: a claim the model skipped is
-  `unsupported`; several verdicts for one claim keep the strictest; evidence ids that are
-  not passages of the run are dropped, and a `supported` or `partial` verdict left without
-  evidence from a source the claim cites becomes `unsupported`.
+  `unsupported`; several verdicts for one claim keep the strictest. Evidence may name a
+  passage (`doc#3`) or a source (`S1`, the form answers cite in); a source stands for its
+  passages that share the most content terms with the claim (`source_evidence`). Ids that
+  are neither are dropped, and a `supported` or `partial` verdict left without evidence
+  from a source the claim cites becomes `unsupported`.
+
+Every field is required in the JSON schema a model sees, with no defaults (`_Out`), so
+OpenAI's strict mode is on for the output tools: Pydantic AI turns it on only for a
+schema that is strict-compatible. A field that may be empty takes "", [] or null. The
+Python models keep their defaults, so a server that does not enforce the schema and leaves
+out an optional field still validates; every default is the empty value (no rationale,
+no listed quotes, no window), which cannot make anything more lenient.
 """
 
 from __future__ import annotations
@@ -27,8 +36,10 @@ from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.config import JsonDict
 
-from ..trust.claims import split_claims
+from ..textutil import content_terms
+from ..trust.claims import split_claims, strip_markers
 from ..types import ClaimAudit, Draft, Plan, Source, SubQuestion, TimeWindow, Verdict
 from .base import ClaimToAudit
 from .offline.claimtext import QUOTE
@@ -48,8 +59,22 @@ _STRICTNESS = {
 }
 
 
+def _every_field_required(schema: JsonDict) -> None:
+    """Mark every property required and drop its default, as OpenAI's strict mode needs."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    for prop in properties.values():
+        if isinstance(prop, dict):
+            prop.pop("default", None)
+    schema["required"] = list(properties)
+
+
 class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # `extra="forbid"` writes `additionalProperties: false`; with every field required and
+    # no default, OpenAI's schema transformer finds the schema strict-compatible, and Pydantic
+    # AI sends `strict: true` for a tool whose own `strict` is unset (`ToolOutput` here).
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_every_field_required)
 
 
 # --------------------------------------------------------------------------- plan
@@ -80,8 +105,8 @@ class WindowOut(_Out):
 
 class SubQuestionOut(_Out):
     text: str = Field(description="One self-contained sub-question.")
-    window: WindowOut | None = Field(None, description="The period it is about, if any.")
-    entity: str | None = Field(None, description="The person or name it is about, if any.")
+    window: WindowOut | None = Field(None, description="The period it is about, or null.")
+    entity: str | None = Field(None, description="The person or name it is about, or null.")
 
 
 class PlanOut(_Out):
@@ -181,7 +206,8 @@ class ClaimOut(_Out):
     citations: list[str] = Field(description="The sources this sentence rests on: 'S1', 'S2'.")
     quotes: list[str] = Field(
         default_factory=list,
-        description="Every quote in `text`, without its quote marks, exactly as in `text`.",
+        description="Every quote in `text`, without its quote marks, exactly as in `text`; "
+        "empty when it has none.",
     )
 
     @model_validator(mode="after")
@@ -262,9 +288,10 @@ class VerdictOut(_Out):
     claim: int = Field(description="The claim's number as listed (1 for the first).")
     verdict: Literal["supported", "partial", "unsupported", "contradicted"]
     evidence: list[str] = Field(
-        description="Ids of the passages that support or contradict the claim."
+        description="Ids of what supports or contradicts the claim: passage ids as listed "
+        "(<passage id=...>) or source ids ('S1'); empty when nothing does."
     )
-    rationale: str = Field("", description="One short sentence: why.")
+    rationale: str = Field("", description="One short sentence: why (may be empty).")
 
 
 class AuditOut(_Out):
@@ -278,6 +305,7 @@ def to_audits(
 ) -> list[ClaimAudit]:
     """Exactly one verdict per claim, never more lenient than the model's (see module doc)."""
     passage_source = {p.id: s.id for s in sources for p in s.passages}
+    by_id = {s.id: s for s in sources}
     chosen: dict[int, VerdictOut] = {}
     for v in out.verdicts:
         if not 1 <= v.claim <= len(claims):
@@ -294,15 +322,54 @@ def to_audits(
             )
             continue
         v = found
-        evidence = tuple(dict.fromkeys(e for e in v.evidence if e in passage_source))
+        evidence = _evidence(v.evidence, claim, passage_source, by_id)
         verdict = Verdict(v.verdict)
         rationale = v.rationale.strip()
         backed = any(passage_source[e] in claim.citations for e in evidence)
         if verdict in (Verdict.SUPPORTED, Verdict.PARTIAL) and not backed:
             verdict = Verdict.UNSUPPORTED
-            rationale = f"The auditor said {v.verdict} without naming a passage of a cited source."
+            rationale = (
+                f"The auditor said {v.verdict} without naming a passage or source the claim cites."
+            )
         audits.append(ClaimAudit(verdict=verdict, evidence=evidence, rationale=rationale))
     return audits
+
+
+def _evidence(
+    ids: Sequence[str],
+    claim: ClaimToAudit,
+    passage_source: dict[str, str],
+    by_id: dict[str, Source],
+) -> tuple[str, ...]:
+    """A verdict's evidence as passage ids of the run, in order, once each.
+
+    A passage id is kept; a source id (`S1`, or `[S1]` as a marker) becomes that source's
+    passages for this claim (`source_evidence`), whether or not the claim cites it: the
+    cited-source rule in `to_audits` judges the result. Anything else is dropped.
+    """
+    kept: list[str] = []
+    for raw in ids:
+        name = raw.strip()
+        if name in passage_source:
+            kept.append(name)
+        elif (src := by_id.get(name.strip("[]").strip())) is not None:
+            kept.extend(source_evidence(src, claim.text))
+    return tuple(dict.fromkeys(kept))
+
+
+def source_evidence(source: Source, claim_text: str) -> tuple[str, ...]:
+    """The passages of `source` that an `S#` evidence id stands for, for one claim.
+
+    The grounding contract asks one passage to carry a whole sentence, so the candidates
+    are the passages sharing the most content terms (stemmed, stop words left out) with the
+    claim's text, all of them when several tie; when none shares a term, every passage.
+    Which passages are chosen changes only the evidence a receipt lists, never a verdict:
+    the cited-source rule looks at the source, and the gate at the deterministic checks.
+    """
+    terms = set(content_terms(strip_markers(claim_text)))
+    shared = [(p.id, len(terms.intersection(content_terms(p.text)))) for p in source.passages]
+    best = max((n for _, n in shared), default=0)
+    return tuple(pid for pid, n in shared if n == best)
 
 
 def audit_output(audits: Sequence[ClaimAudit]) -> AuditOut:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from ..types import Plan, Source
 from .base import ArchiveProfile, ClaimToAudit
 
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2  # 2: the auditor may name sources ("S1") as evidence
 
 _TAGS = (
     "sources|source|passage|question|claims|claim|plan|archive|instructions|system|user|assistant"
@@ -83,9 +83,10 @@ of the sources it cites support it.
 - partial: they state some of it.
 - unsupported: they do not state it (or the claim cites no passage that does).
 - contradicted: they state the opposite.
-Give exactly one verdict per claim, by its number, with the ids of the passages you relied \
-on as `evidence`. Judge only against the passages shown, not your own knowledge. Be strict: \
-when in doubt, do not say supported.
+Give exactly one verdict per claim, by its number, with what you relied on as `evidence`: \
+the ids of the passages (as in <passage id="...">), or the id of a source ("S1") to point at \
+its passages. Evidence counts only from a source the claim cites. Judge only against the \
+passages shown, not your own knowledge. Be strict: when in doubt, do not say supported.
 
 {_HIERARCHY}"""
 

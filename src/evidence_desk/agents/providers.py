@@ -17,6 +17,9 @@ setting (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`), else the provider's public en
 Provider SDKs are imported only when a provider is used; without them, the error names the
 install command. Keys are read here and handed to the SDK client; they never appear in a
 receipt, a log line or an error message.
+
+`openai-responses` models carry `openai_store=False` as their own default setting (merged
+under each agent's settings), so the Responses API keeps no copy of a request.
 """
 
 from __future__ import annotations
@@ -157,7 +160,11 @@ def build_model(spec: EngineSpec, key: str | None) -> Model:
             return AnthropicModel(
                 spec.model, provider=AnthropicProvider(api_key=key, base_url=spec.base_url)
             )
-        from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
+        from pydantic_ai.models.openai import (
+            OpenAIChatModel,
+            OpenAIResponsesModel,
+            OpenAIResponsesModelSettings,
+        )
         from pydantic_ai.providers.openai import OpenAIProvider
     except ImportError as exc:
         raise ProviderSetupError(
@@ -167,5 +174,9 @@ def build_model(spec: EngineSpec, key: str | None) -> Model:
         key = key or "not-needed"  # such servers accept any key; the SDK insists on one
     provider = OpenAIProvider(base_url=spec.base_url, api_key=key)
     if spec.provider == "openai-responses":
-        return OpenAIResponsesModel(spec.model, provider=provider)
+        # The Responses API stores every request (archive passages included) unless told not
+        # to; the desk never continues a stored response, so nothing is lost by `store: false`.
+        return OpenAIResponsesModel(
+            spec.model, provider=provider, settings=OpenAIResponsesModelSettings(openai_store=False)
+        )
     return OpenAIChatModel(spec.model, provider=provider)

@@ -441,9 +441,9 @@ def test_a_verdict_out_of_range_does_not_override_one_in_range() -> None:
     assert result == [ClaimAudit(verdict=Verdict.SUPPORTED, evidence=("a#0",))]
 
 
-def test_evidence_ids_that_are_not_passages_of_the_run_are_dropped() -> None:
+def test_evidence_ids_that_are_not_passages_or_sources_of_the_run_are_dropped() -> None:
     result = audits(
-        [verdict(1, "supported", ["S1", "a#9", "a#1", "doc-S1", "a#1", "a#0"], "Both.")],
+        [verdict(1, "supported", ["S9", "a#9", "a#1", "doc-S1", "a#1", "a#0"], "Both.")],
         [CITES_S1],
     )
     assert result[0].evidence == ("a#1", "a#0")

@@ -4,6 +4,11 @@ No test may send a request to a real model provider: Pydantic AI's guard is off 
 whole run (`tests/providers` turns it on around its own local servers), and the provider
 keys, base URLs and desk settings of whoever runs the tests are removed from each test's
 environment.
+
+`make test-fast` is the edit loop: it leaves out `slow` and `torch` tests and selects the
+`fast` Hypothesis profile, under which every property test runs with at most
+`FAST_EXAMPLES` examples, its own `@settings(max_examples=...)` included. `make test` (CI)
+never selects it: there each property test runs every example it asks for.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from pathlib import Path
 
 import pydantic_ai.models
 import pytest
+from hypothesis import settings
 
 # The embedding model loads from site-packages; the hub must never be asked.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -30,8 +36,9 @@ def _no_outside_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
-# Fixtures that load the embedding model (torch): a test using any of them is marked
-# `torch`, so `make test-fast` (`-m "not slow and not torch"`) leaves it to the full suite.
+# Fixtures that load the embedding model (torch): a test using any of them, itself or through
+# another fixture, is marked `torch`, so `make test-fast` (`-m "not slow and not torch"`)
+# leaves it to the full suite.
 TORCH_FIXTURES = frozenset(
     {
         "built_home",
@@ -43,14 +50,33 @@ TORCH_FIXTURES = frozenset(
         "make_desk",
         "sample_desk",
         "dg_desk",
+        "adversarial_archive",
     }
 )
 
 
+FAST_EXAMPLES = 20
+settings.register_profile("fast", max_examples=FAST_EXAMPLES)
+
+
+def _at_most_fast_examples(item: pytest.Item) -> None:
+    """Cap a property test's own example count under the `fast` profile (a test's explicit
+    `max_examples` outranks any profile; the count lives on the test, where Hypothesis's
+    pytest plugin also amends it)."""
+    test = getattr(item, "obj", None)
+    own = getattr(test, "_hypothesis_internal_use_settings", None)
+    if isinstance(own, settings) and own.max_examples > FAST_EXAMPLES:
+        function = getattr(test, "__func__", test)
+        function._hypothesis_internal_use_settings = settings(own, max_examples=FAST_EXAMPLES)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    fast = settings.get_current_profile_name() == "fast"
     for item in items:
         if TORCH_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.torch)
+        if fast:
+            _at_most_fast_examples(item)
 
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

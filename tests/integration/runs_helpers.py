@@ -1,5 +1,7 @@
-"""What the stored-run tests share: the question, a receipt's comparable content, a desk on a
-hashed copy of the small archive, and the child process that is killed mid-run.
+"""What the stored-run tests share: the question, a desk on a hashed copy of the small
+archive, what a resumed run must leave behind, and the child process that is killed mid-run.
+Their fixtures are in `conftest.py`; receipts are compared with
+`evidence_desk.testing.receipts.comparable`.
 
 The child is either a fresh interpreter running `CHILD`, or (`kill_at`) a fork of a server
 process that imported the desk and LangGraph once: the same SIGKILL, without paying the
@@ -10,41 +12,61 @@ database, so a fork inherits no connection. This module imports no `conftest`: i
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import signal
+import sqlite3
 import textwrap
 from pathlib import Path
-from typing import Any
 
-from evidence_desk.desk import Desk
+from evidence_desk.desk import AskResult, Desk
 from evidence_desk.runs.state import STAGES
 from evidence_desk.settings import Settings
+from evidence_desk.store.rows import StoredReceipt
 from evidence_desk.testing.embedder import HashingEmbedder
+from evidence_desk.trust.receipts import chain_problems
 
 QUESTION = "What did Roosevelt say about the four freedoms in 1941?"
 
 
-def desk_at(home: Path, cache: Path, executor: str | None = None) -> Desk:
-    """A desk on `home` embedding with `HashingEmbedder`; `executor` replaces the setting's."""
+def desk_at(home: Path, cache: Path, executor: str | None = None, **values: object) -> Desk:
+    """A desk on `home` embedding with `HashingEmbedder`; `executor` and `values` replace
+    the settings'."""
     settings = Settings(home=home, cache_dir=cache, embed_workers=1)
-    if executor is not None:
-        settings = settings.model_copy(update={"executor": executor})
+    update = {"executor": executor} if executor is not None else {}
+    update.update(values)
+    if update:
+        settings = settings.model_copy(update=update)
     return Desk(settings, embedder=HashingEmbedder())
 
 
-def content(receipt: dict[str, Any]) -> dict[str, Any]:
-    """A receipt without what differs between two runs of one question: ids, times,
-    latencies, the signature."""
-    body = {
-        k: v
-        for k, v in receipt.items()
-        if k not in {"run_id", "created_at", "integrity", "stages", "usage"}
-    }
-    body["sources"] = [{k: v for k, v in s.items() if k != "retrieved_at"} for s in body["sources"]]
-    body["stages"] = [s["name"] for s in receipt["stages"]]
-    body["calls"] = receipt["usage"]["model_calls"]
-    return body
+def stored_stages(desk: Desk, run_id: str) -> list[str]:
+    return [s["name"] for s in desk.run_record(run_id)["stages"]]
+
+
+def starts(desk: Desk, run_id: str) -> list[str | None]:
+    """The stage of every `stage_started` event of the run, in order."""
+    return [e.stage for e in desk.run_events(run_id) if e.kind == "stage_started"]
+
+
+def sound_chain(desk: Desk) -> list[StoredReceipt]:
+    """The desk's receipts, once their chain and the database are checked sound."""
+    receipts = list(desk.store.iter_receipts())
+    assert chain_problems([json.loads(r.json) for r in receipts]) == []
+    with sqlite3.connect(desk.settings.db_path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    return receipts
+
+
+def assert_resumed_whole(desk: Desk, run_id: str, result: AskResult) -> None:
+    """The run's receipt verified and written where the result says, every stage stored once
+    in order, the only receipt in a sound chain."""
+    assert result.receipt["run_id"] == run_id and desk.verify_receipt(result.receipt).ok
+    assert result.path is not None and result.path == desk.publisher.receipt_path(run_id)
+    assert json.loads(result.path.read_text()) == result.receipt
+    assert stored_stages(desk, run_id) == list(STAGES)
+    assert [r.run_id for r in sound_chain(desk)] == [run_id]
 
 
 # The executor comes from the environment (`EVIDENCE_DESK_EXECUTOR`), as in production.

@@ -2,31 +2,23 @@
 
 Runs under load (more runs than the cap, from several threads), workers killed while they
 hold a slot (a dead worker's run holds no slot), and a bounded soak: many runs killed at
-random points and resumed, with no stage repeated and no record lost.
+random points and resumed, with no stage repeated and no record lost (`slow`). Workers are
+child processes killed with SIGKILL (`runs_helpers.kill_at`).
 """
 
 from __future__ import annotations
 
-import json
 import random
-import shutil
-import signal
-import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from runs_helpers import desk_at, kill_at, sound_chain, starts, stored_stages
 
-from conftest import SMALL_ARCHIVE, settings_for
-from evidence_desk.desk import Desk
 from evidence_desk.runs.loop import is_dead
 from evidence_desk.runs.state import STAGES, RunState
-from evidence_desk.testing.embedder import HashingEmbedder
-from evidence_desk.trust.receipts import chain_problems
 
 QUESTIONS = [
     "What did Roosevelt say about the four freedoms in 1941?",
@@ -36,56 +28,6 @@ QUESTIONS = [
     "What did Washington say about a national university?",
     "What did the president say about the bank holiday in 1933?",
 ]
-
-CHILD = """
-import os, signal, sys
-from pathlib import Path
-from evidence_desk.desk import Desk
-from evidence_desk.settings import Settings
-from evidence_desk.testing.embedder import HashingEmbedder
-
-home, cache, question, kind, stage = sys.argv[1:6]
-desk = Desk(Settings(home=Path(home), cache_dir=Path(cache), embed_workers=1),
-            embedder=HashingEmbedder())
-
-def on_event(k, s, state):
-    if (k, s) == (kind, stage):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-desk.ask(question, on_event=on_event)
-"""
-
-
-@pytest.fixture(scope="module")
-def hashed_home(
-    tmp_path_factory: pytest.TempPathFactory, small_archive_file: Path, embedding_cache: Path
-) -> Path:
-    home = tmp_path_factory.mktemp("caps-home")
-    desk = Desk(settings_for(home, embedding_cache), embedder=HashingEmbedder())
-    assert desk.ingest([small_archive_file]).added == len(SMALL_ARCHIVE)
-    return home
-
-
-@pytest.fixture
-def home(hashed_home: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "home"
-    shutil.copytree(hashed_home, copy)
-    return copy
-
-
-def desk_at(home: Path, cache: Path, **kw: object) -> Desk:
-    settings = settings_for(home, cache).model_copy(update=kw)
-    return Desk(settings, embedder=HashingEmbedder())
-
-
-def kill_child(home: Path, cache: Path, question: str, kind: str, stage: str) -> None:
-    child = subprocess.run(
-        [sys.executable, "-c", CHILD, str(home), str(cache), question, kind, stage],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert child.returncode == -signal.SIGKILL, child.stderr
 
 
 def test_more_runs_than_the_cap_wait_their_turn_in_order(home: Path, embedding_cache: Path) -> None:
@@ -147,7 +89,7 @@ def test_workers_killed_while_holding_slots_do_not_block_the_desk(
     home: Path, embedding_cache: Path
 ) -> None:
     for q in QUESTIONS[:2]:  # both slots taken by workers that then die
-        kill_child(home, embedding_cache, q, "stage_started", "answer")
+        kill_at(home, embedding_cache, "stages", "stage_started", "answer", question=q)
     desk = desk_at(home, embedding_cache, max_concurrent_runs=2)
     assert desk.store.runs.executing(is_dead) == []
     assert len(desk.runs("interrupted")) == 2
@@ -157,6 +99,7 @@ def test_workers_killed_while_holding_slots_do_not_block_the_desk(
     assert desk.runs("interrupted") == [] and desk.verify_chain().receipts == 3
 
 
+@pytest.mark.slow  # a soak: ten workers killed and their runs resumed
 def test_a_soak_of_runs_killed_at_random_points_loses_and_repeats_nothing(
     home: Path, embedding_cache: Path
 ) -> None:
@@ -164,7 +107,8 @@ def test_a_soak_of_runs_killed_at_random_points_loses_and_repeats_nothing(
     points = [(kind, stage) for stage in STAGES for kind in ("stage_started", "stage_done")]
     kills = [rng.choice(points) for _ in range(10)]
     for i, (kind, stage) in enumerate(kills):
-        kill_child(home, embedding_cache, QUESTIONS[i % len(QUESTIONS)], kind, stage)
+        question = QUESTIONS[i % len(QUESTIONS)]
+        kill_at(home, embedding_cache, "stages", kind, stage, question=question)
     desk = desk_at(home, embedding_cache, max_concurrent_runs=2)
     interrupted = desk.runs("interrupted", limit=100)
     assert len(interrupted) == len(kills)
@@ -172,14 +116,11 @@ def test_a_soak_of_runs_killed_at_random_points_loses_and_repeats_nothing(
         list(pool.map(lambda r: desk.resume(r.run_id), interrupted))
     repeated = 0
     for run in desk.runs(limit=100):
-        starts = [e.stage for e in desk.run_events(run.run_id) if e.kind == "stage_started"]
-        stored = [s["name"] for s in desk.run_record(run.run_id)["stages"]]
+        ran = starts(desk, run.run_id)
+        stored = stored_stages(desk, run.run_id)
         assert stored == [s for s in STAGES if s in stored] and stored[-1] == "publish"
-        repeated += len(starts) - len(set(starts)) - 1  # the killed stage runs twice
-    receipts = list(desk.store.iter_receipts())
+        repeated += len(ran) - len(set(ran)) - 1  # the killed stage runs twice
+    receipts = sound_chain(desk)
     lost = len(kills) - len({r.run_id for r in receipts})
     print(f"soak: {len(kills)} runs, {len(kills)} kills, repeated stages {repeated}, lost {lost}")
     assert (repeated, lost) == (0, 0) and len(receipts) == len(kills)
-    assert chain_problems([json.loads(r.json) for r in receipts]) == []
-    with sqlite3.connect(desk.settings.db_path) as db:
-        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)

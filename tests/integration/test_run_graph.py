@@ -4,61 +4,37 @@ executor, resumed after a kill at any point, and interchangeable with it mid-run
 Like `test_run_records.py`, on the small archive embedded with `HashingEmbedder`. Its crash
 matrix adds the point the graph brings: a stage committed to the store but the process
 killed before LangGraph wrote its checkpoint, where the re-run node must find the stage
-stored and not run it again.
+stored and not run it again. The matrix and the sweep over every bundled question are
+`slow`; `make test-fast` keeps one point of the matrix and the single-kill tests below it.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
-from runs_helpers import CRASH_POINTS, QUESTION, content, desk_at, kill_at
+from runs_helpers import (
+    CRASH_POINTS,
+    QUESTION,
+    assert_resumed_whole,
+    desk_at,
+    kill_at,
+    starts,
+    stored_stages,
+)
 
-from conftest import SMALL_ARCHIVE
-from evidence_desk.desk import Desk
 from evidence_desk.errors import DeskError
 from evidence_desk.evaluation.questions import bundled_questions
 from evidence_desk.runs.state import STAGES, RunState
-from evidence_desk.trust.receipts import chain_problems
+from evidence_desk.testing.receipts import comparable
 
 # Killed after the stage's commit, before the graph's checkpoint of it (not after publish:
 # a published run is finished and never resumed).
 STORED_POINTS = [("stage_stored", stage) for stage in STAGES if stage != "publish"]
-
-
-@pytest.fixture(scope="module")
-def hashed_home(
-    tmp_path_factory: pytest.TempPathFactory, small_archive_file: Path, embedding_cache: Path
-) -> Path:
-    home = tmp_path_factory.mktemp("graph-home")
-    assert desk_at(home, embedding_cache).ingest([small_archive_file]).added == len(SMALL_ARCHIVE)
-    return home
-
-
-@pytest.fixture
-def home(hashed_home: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "home"
-    shutil.copytree(hashed_home, copy)
-    return copy
-
-
-@pytest.fixture(scope="module")
-def uninterrupted(
-    hashed_home: Path, tmp_path_factory: pytest.TempPathFactory, embedding_cache: Path
-) -> dict[str, Any]:
-    home = tmp_path_factory.mktemp("graph-uninterrupted") / "home"
-    shutil.copytree(hashed_home, home)
-    receipt = desk_at(home, embedding_cache, "stages").ask(QUESTION).receipt
-    assert receipt["decision"] == "AUTO_CLEARED" and receipt["claims"]  # a run worth comparing
-    return receipt
-
-
-def stored_stages(desk: Desk, run_id: str) -> list[str]:
-    return [s["name"] for s in desk.run_record(run_id)["stages"]]
+# The point of the matrix `make test-fast` keeps: the graph's own (stored, not checkpointed).
+FAST_POINT = ("stage_stored", "answer")
 
 
 def checkpointed_stage(home: Path, run_id: str) -> str | None:
@@ -72,23 +48,6 @@ def checkpointed_stage(home: Path, run_id: str) -> str | None:
     return next_stage
 
 
-def assert_resumed_whole(desk: Desk, run_id: str, receipt: dict[str, Any]) -> None:
-    """One receipt in the chain, every stage stored once in order, the database sound."""
-    assert receipt["run_id"] == run_id and desk.verify_receipt(receipt).ok
-    path = desk.publisher.receipt_path(run_id)
-    assert json.loads(path.read_text()) == receipt
-    assert stored_stages(desk, run_id) == list(STAGES)
-    receipts = list(desk.store.iter_receipts())
-    assert [r.run_id for r in receipts] == [run_id]
-    assert chain_problems([json.loads(r.json) for r in receipts]) == []
-    with sqlite3.connect(desk.settings.db_path) as db:
-        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-
-
-def starts(desk: Desk, run_id: str) -> list[str | None]:
-    return [e.stage for e in desk.run_events(run_id) if e.kind == "stage_started"]
-
-
 # --------------------------------------------------------------------------- same records
 
 
@@ -98,7 +57,7 @@ def test_both_executors_write_the_same_records(home: Path, embedding_cache: Path
         desk = desk_at(home, embedding_cache, executor)
         receipt = desk.ask(QUESTION).receipt
         events = [(e.kind, e.stage) for e in desk.run_events(receipt["run_id"])]
-        runs[executor] = (content(receipt), events, desk.run_record(receipt["run_id"]))
+        runs[executor] = (comparable(receipt), events, desk.run_record(receipt["run_id"]))
     (receipt_a, events_a, record_a), (receipt_b, events_b, record_b) = runs.values()
     assert receipt_a == receipt_b and events_a == events_b
     assert [s["name"] for s in record_a["stages"]] == [s["name"] for s in record_b["stages"]]
@@ -106,13 +65,14 @@ def test_both_executors_write_the_same_records(home: Path, embedding_cache: Path
     assert desk.verify_chain().receipts == 2
 
 
+@pytest.mark.slow  # a sweep: every bundled question, asked under each executor
 def test_the_executors_agree_on_every_bundled_question(home: Path, embedding_cache: Path) -> None:
     stages = desk_at(home, embedding_cache, "stages")
     graph = desk_at(home, embedding_cache, "langgraph")
     questions = bundled_questions("sotu")
     for q in questions:
-        expected = content(stages.ask(q.question).receipt)
-        assert content(graph.ask(q.question).receipt) == expected, q.id
+        expected = comparable(stages.ask(q.question).receipt)
+        assert comparable(graph.ask(q.question).receipt) == expected, q.id
     assert graph.verify_chain().receipts == 2 * len(questions)
 
 
@@ -162,8 +122,10 @@ def test_a_graph_run_is_never_traced_whatever_the_environment_says(
 
 @pytest.mark.parametrize(
     ("kind", "stage"),
-    CRASH_POINTS + STORED_POINTS,
-    ids=[f"{k}-{s}" for k, s in CRASH_POINTS + STORED_POINTS],
+    [
+        pytest.param(k, s, id=f"{k}-{s}", marks=() if (k, s) == FAST_POINT else pytest.mark.slow)
+        for k, s in CRASH_POINTS + STORED_POINTS
+    ],
 )
 def test_a_graph_run_killed_anywhere_resumes_to_the_same_receipt(
     home: Path, embedding_cache: Path, uninterrupted: dict[str, Any], kind: str, stage: str
@@ -179,8 +141,8 @@ def test_a_graph_run_killed_anywhere_resumes_to_the_same_receipt(
     assert (stage in before) == (kind == "stage_stored")
     result = desk.resume(run.run_id)
 
-    assert content(result.receipt) == content(uninterrupted)
-    assert_resumed_whole(desk, run.run_id, result.receipt)
+    assert comparable(result.receipt) == comparable(uninterrupted)
+    assert_resumed_whole(desk, run.run_id, result)
     # No stage stored before the kill ran again; only one in flight ran once more.
     ran = starts(desk, run.run_id)
     again = stage if kind != "stage_stored" else None
@@ -207,8 +169,8 @@ def test_a_run_killed_under_one_executor_resumes_under_the_other(
     (run,) = desk.runs()
     assert stored_stages(desk, run.run_id) == ["plan", "retrieve", "select", "coverage"]
     result = desk.resume(run.run_id)
-    assert content(result.receipt) == content(uninterrupted)
-    assert_resumed_whole(desk, run.run_id, result.receipt)
+    assert comparable(result.receipt) == comparable(uninterrupted)
+    assert_resumed_whole(desk, run.run_id, result)
     ran = starts(desk, run.run_id)
     assert [ran.count(name) for name in STAGES] == [1, 1, 1, 1, 2, 1, 1, 1, 1]
 
@@ -224,8 +186,8 @@ def test_a_stale_checkpoint_goes_on_from_the_store(
     assert checkpointed_stage(home, run_id) == "retrieve"
     desk = desk_at(home, embedding_cache, "langgraph")
     result = desk.resume(run_id)
-    assert content(result.receipt) == content(uninterrupted)
-    assert_resumed_whole(desk, run_id, result.receipt)
+    assert comparable(result.receipt) == comparable(uninterrupted)
+    assert_resumed_whole(desk, run_id, result)
     ran = starts(desk, run_id)
     assert [ran.count(name) for name in STAGES] == [1, 2, 1, 1, 1, 1, 2, 1, 1]
 
@@ -238,7 +200,7 @@ def test_a_run_whose_checkpoints_were_deleted_resumes_from_the_store(
     desk = desk_at(home, embedding_cache, "langgraph")
     (run,) = desk.runs()
     result = desk.resume(run.run_id)
-    assert content(result.receipt) == content(uninterrupted)
-    assert_resumed_whole(desk, run.run_id, result.receipt)
+    assert comparable(result.receipt) == comparable(uninterrupted)
+    assert_resumed_whole(desk, run.run_id, result)
     ran = starts(desk, run.run_id)
     assert [ran.count(name) for name in STAGES] == [1, 1, 1, 1, 1, 2, 1, 1, 1]

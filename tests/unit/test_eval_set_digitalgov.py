@@ -115,7 +115,8 @@ class Archive:
 
 @pytest.fixture(scope="module")
 def archive(request: pytest.FixtureRequest) -> Archive:
-    """All markdown files of the archive, loaded once for the module (a few seconds)."""
+    """All markdown files of the archive, loaded once for the module (seconds: the tests that
+    take it are `slow`)."""
     conftest = request.config.pluginmanager.get_plugin(str(ROOT_CONFTEST))
     assert conftest is not None, f"{ROOT_CONFTEST} is not loaded"
     root: Path = conftest.shared_data_or_skip(*ARCHIVE_PARTS)
@@ -225,6 +226,7 @@ def test_answer_strings_come_from_the_gold_evidence(item: dict[str, Any]) -> Non
 # --------------------------------------------------------------------------- against the archive
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", ANSWERABLE, ids=_ids)
 def test_gold_evidence_is_stored_verbatim_and_on_one_raw_line(
     archive: Archive, item: dict[str, Any]
@@ -243,6 +245,7 @@ def test_gold_evidence_is_stored_verbatim_and_on_one_raw_line(
         assert 1 <= per_doc[doc_id] <= 2, (doc_id, per_doc[doc_id])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", [i for i in ALL if i["kind"] == "comparison"], ids=_ids)
 def test_comparisons_span_two_years_and_both_sides_hold_an_answer(
     archive: Archive, item: dict[str, Any]
@@ -254,6 +257,7 @@ def test_comparisons_span_two_years_and_both_sides_hold_an_answer(
         assert any(a.casefold() in text for a in item["answer_any"]), doc_id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", TEMPORAL, ids=_ids)
 def test_temporal_gold_documents_lie_in_the_stated_window(
     archive: Archive, item: dict[str, Any]
@@ -294,6 +298,7 @@ def test_abstentions_name_what_is_absent(item: dict[str, Any]) -> None:
         assert named in item["question"], named
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", [i for i in ABSTENTIONS if _absent_terms(i)], ids=_ids)
 def test_absent_terms_occur_nowhere_in_the_archive(archive: Archive, item: dict[str, Any]) -> None:
     for term in _absent_terms(item):
@@ -302,6 +307,7 @@ def test_absent_terms_occur_nowhere_in_the_archive(archive: Archive, item: dict[
         assert hits == 0, f"{term!r} occurs in the archive"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "item", [i for i in ABSTENTIONS if NO_ARTICLE.search(i["notes"])], ids=_ids
 )
@@ -316,6 +322,7 @@ def test_no_article_is_dated_in_the_month_asked_about(
     assert dated == stored == [], prefix
 
 
+@pytest.mark.slow
 def test_every_article_file_has_a_front_matter_date(archive: Archive) -> None:
     undated = [d for d in archive.raw if d not in archive.file_dates and d != "_index.md"]
     assert undated == []

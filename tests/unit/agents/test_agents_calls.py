@@ -100,7 +100,9 @@ def caller(
     )
     sleeps: list[float] = []
     return Run(
-        script, ModelCaller(role, engine, agent, AnswerOut, policy, PRICES, sleep=sleeps.append), sleeps
+        script,
+        ModelCaller(role, engine, agent, AnswerOut, policy, PRICES, sleep=sleeps.append),
+        sleeps,
     )
 
 

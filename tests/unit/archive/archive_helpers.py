@@ -2,49 +2,32 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import numpy as np
 from pypdf import PdfWriter
 from pypdf.constants import PageLabelStyle
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from evidence_desk.retrieval.embedder import Vectors
+from evidence_desk.testing import embedder as testing_embedder
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "archive"
 SHARED_DATA = Path("/work/shared/data")
 
 
-class HashingEmbedder:
-    """A real `Embedder`: hashed bag of words, L2-normalised. Counts every text it embeds."""
-
-    model_id = "test/hashing-bow"
-    dim = 64
-    precision = "fp32"
+class HashingEmbedder(testing_embedder.HashingEmbedder):
+    """The package's `HashingEmbedder` in 64 dimensions, under a model id of its own, that
+    counts every text it embeds."""
 
     def __init__(self) -> None:
+        super().__init__(dim=64)
+        self.model_id = "test/hashing-bow"
         self.calls: list[int] = []
-
-    def _vector(self, text: str) -> Vectors:
-        v = np.zeros(self.dim, dtype=np.float32)
-        for word in re.findall(r"\w+", text.lower()):
-            h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "little")
-            v[h % self.dim] += 1.0 if h & 1 << 31 else -1.0
-        norm = float(np.linalg.norm(v))
-        return v / norm if norm else v
 
     def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Vectors:
         self.calls.append(len(texts))
-        out = np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dim))
-        if progress is not None and texts:
-            progress(len(texts))
-        return out.astype(np.float32)
-
-    def embed_query(self, text: str) -> Vectors:
-        return self._vector(text)
+        return super().embed(texts, progress)
 
     @property
     def embedded(self) -> int:

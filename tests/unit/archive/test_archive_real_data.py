@@ -65,6 +65,7 @@ CODE_ALLOWED = {
 }
 
 
+@pytest.mark.slow  # renders all 2,084 files
 @_needs(NEWS)
 def test_every_digitalgov_article_renders_without_markup() -> None:
     results = list(iter_documents([NEWS]))

@@ -7,7 +7,10 @@ passage, or the consecutive passages a quote crosses) in the sentence's order, e
 quotes separated only by frame words may come in any order. A quote must be verbatim, start
 and end on word boundaries, and be long enough. Neither a quote nor an extractive sentence
 may be cut away from a negation or disclaimer just before it (`NEGATIONS`, within
-`LOOKBACK` words of the same source sentence) or from a disclaimer just after its last word
+`LOOKBACK` words of the same source sentence), an extractive sentence not from a qualifier
+just before it either (`QUALIFIERS`, within `MAX_GAP` words: "Their only interest is ..."
+does not carry "their interest is ...", whose leading pronoun a frame sets aside; a quote
+shows where it starts), nor either from a disclaimer just after its last word
 (`DISCLAIMERS_AFTER`, within `LOOKAHEAD` words). A sentence that dates its content by the
 source's own date (`In 1941, taxes rose`) is not carried by source sentences that give
 another year.
@@ -51,6 +54,9 @@ NEGATIONS = vocabulary(
     claims claimed allege alleges alleged pretend pretends pretended doubt if unless whether
     supposedly"""
 )
+# Before the carried words, within `MAX_GAP`: the critical words a sentence may not leave out
+# at its start either (contrasts such as "but" or "however" it may).
+QUALIFIERS = CRITICAL - vocabulary("but although though however yet until than rather")
 # After the carried words: disclaimers that turn a statement into someone's false claim,
 # and conditions that make it hypothetical.
 DISCLAIMERS_AFTER = vocabulary(
@@ -61,6 +67,7 @@ _SENTENCE_BREAK = re.compile(r"[.!?;:]\s|[.!?]$|\n\s*\n")
 _NOT_TOGETHER = "no passage of {sid} holds its words together and in the same order"
 _DISCLAIMED = "{sid} negates or disclaims the words it uses, right before or after them"
 _OTHER_YEAR = "the passage of {sid} that holds its words gives another year"
+_QUALIFIED = "{sid} qualifies the words it uses right before them (a word such as 'only' left out)"
 
 
 @dataclass(frozen=True)
@@ -249,6 +256,15 @@ class _Passage:
                 return True
         return False
 
+    def qualified_before(self, first: int) -> bool:
+        """A qualifier within `MAX_GAP` words before token `first`, in the same sentence."""
+        k = first
+        while k > 0 and first - k < MAX_GAP and not self.breaks[k]:
+            k -= 1
+            if self.toks[k].word in QUALIFIERS:
+                return True
+        return False
+
     def disclaimed_after(self, last: int) -> bool:
         k = last + 1
         while k < len(self.toks) and k - last <= LOOKAHEAD and not self.breaks[k]:
@@ -281,8 +297,12 @@ def _carried(
     if not all(options):
         return _NOT_TOGETHER
     units = reading.units
-    chains = [(a, a, b) for a, b in options[0] if not passage.negated_before(a)]
-    disclaimed = not chains
+    starts = [(a, b) for a, b in options[0] if not passage.negated_before(a)]
+    # A quote shows where it starts; an extractive sentence's first words do not.
+    extractive = units[0].quote is None
+    chains = [(a, a, b) for a, b in starts if not (extractive and passage.qualified_before(a))]
+    disclaimed = not starts
+    qualified = bool(starts) and not chains
     for i in range(1, len(units)):
         free = units[i].quote is not None and units[i - 1].quote is not None
         grown: list[tuple[int, int, int]] = []
@@ -303,4 +323,6 @@ def _carried(
             return _OTHER_YEAR
     if ends:
         return None
-    return _DISCLAIMED if disclaimed else _NOT_TOGETHER
+    if disclaimed:
+        return _DISCLAIMED
+    return _QUALIFIED if qualified else _NOT_TOGETHER

@@ -190,6 +190,53 @@ def test_a_second_quote_cut_away_from_a_negation_is_not_grounded() -> None:
     assert problems and "negates or disclaims" in problems[0]
 
 
+QUALIFIED = (
+    "Their only interest is in a new one-way international law. Nearly all the ships came "
+    "home to the harbor in May. The fleet sailed out in June and only the flagship came back "
+    "to the harbor."
+)
+
+
+def qualified_source() -> EvidenceSource:
+    return EvidenceSource(
+        "S1",
+        "q",
+        QUALIFIED,
+        (("q#0", 0, len(QUALIFIED)),),
+        title=TITLE,
+        date="1941-01-06",
+        names=("Franklin D. Roosevelt",),
+    )
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        "Roosevelt said that their interest is in a new one-way international law [S1].",
+        "The ships came home to the harbor in May [S1].",  # "Nearly all" left out
+        "The flagship came back to the harbor [S1].",  # "only" left out
+    ],
+)
+def test_a_qualifier_left_out_just_before_the_words_is_not_carried(draft: str) -> None:
+    problems = grounding(draft, qualified_source())
+    assert problems and "qualifies the words it uses right before them" in problems[0], problems
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        "Roosevelt said that their only interest is in a new one-way international law [S1].",
+        "Nearly all the ships came home to the harbor in May [S1].",
+        "Only the flagship came back to the harbor [S1].",
+        # A quote shows where it starts: a reader sees the words it leaves out are not in it.
+        'He said "The fleet sailed out in June" and "the flagship came back to the harbor" [S1].',
+        'The address says "ships came home to the harbor in May" [S1].',
+    ],
+)
+def test_the_same_sentences_with_their_qualifiers_are_carried(draft: str) -> None:
+    assert grounding(draft, qualified_source()) == ()
+
+
 def test_a_quote_is_recorded_in_the_source_that_carries_the_sentence() -> None:
     other = EvidenceSource("S2", "e", "x we look forward to a world y", (("e#0", 0, 5),))
     (claim,) = split_claims('Roosevelt said "we look forward to a world" [S2, S1].')

@@ -83,6 +83,21 @@ class Settings(BaseSettings):
         "again, with the error, before the stage fails.",
     )
     model_max_output_tokens: int = Field(2048, description="Output tokens per model request.")
+    model_reasoning_effort: Literal[
+        "default", "off", "minimal", "low", "medium", "high", "xhigh", "max"
+    ] = Field(
+        "low",
+        description="How hard a model that reasons by default (Pydantic AI's profile: "
+        "OpenAI o-series and GPT-5, Claude Sonnet 5, ...) is asked to think: sent as the "
+        "provider's reasoning effort or thinking setting. `off` turns thinking off where the "
+        "model can; `default` sends nothing. Models that reason only when asked are left not "
+        "thinking.",
+    )
+    model_reasoning_max_output_tokens: int = Field(
+        8192,
+        description="Output tokens per request for a model that reasons (its thinking "
+        "counts against them), instead of `model_max_output_tokens`.",
+    )
     max_model_calls: int = Field(12, description="Model requests one run may make, in all.")
     max_model_tokens: int = Field(
         90_000, description="Input plus output tokens one run may use, in all."

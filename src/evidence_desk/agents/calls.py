@@ -11,6 +11,13 @@ One role's call is at most `attempts` tries of one Pydantic AI agent run:
 * Output that is malformed or does not match the schema: Pydantic AI sends the validation
   error back to the model up to `output_retries` times within one try; after that the stage
   fails.
+* A reply the provider itself ended early is not a format error and is never sent again:
+  cut off at the output cap (`finish_reason` `length`: Chat `length`, Responses
+  `incomplete` / `max_output_tokens`, Anthropic `max_tokens`), refused (Chat `refusal`,
+  Responses `refusal` content, Anthropic `stop_reason: refusal`) or stopped by a content
+  filter. `StopEarlyReplies` raises on such a response the moment it arrives (Pydantic AI
+  alone would send a cut-off tool call back for a retry with the same cap, and a refusal
+  with some text too), and the stage fails at once with its own reason (`stop_reason`).
 * The run's budget (`RunBudget`: model calls, tokens, estimated spend, active seconds) is
   **reserved before each try**: the prompt's input tokens are estimated (characters / 3,
   instructions and output schema included: generous for English), the try's `max_tokens`
@@ -38,9 +45,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pydantic import TypeAdapter
-from pydantic_ai import Agent
+from pydantic import TypeAdapter, ValidationError
+from pydantic_ai import Agent, RunContext
+from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.exceptions import (
+    ContentFilterError,
     ModelAPIError,
     ModelAuthenticationError,
     ModelConnectionError,
@@ -53,9 +62,12 @@ from pydantic_ai.exceptions import (
     ModelServerError,
     ModelTimeoutError,
     ModelUnavailableError,
+    OutputTokenLimitExceeded,
     UnexpectedModelBehavior,
     UsageLimitExceeded,
 )
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, TextPart
+from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
@@ -78,6 +90,11 @@ class CallPolicy:
     max_wait: float = 30.0
     output_retries: int = 1
     max_output_tokens: int = 2048
+    # How a model that reasons by default is asked to think (`roles.reasoning_settings`);
+    # such a model gets `reasoning_max_output_tokens` instead of `max_output_tokens`.
+    reasoning_effort: str = "low"
+    reasoning_max_output_tokens: int = 8192
+    reasons: bool = False  # the role's model reasons: its cap is the reasoning one
 
 
 @dataclass(frozen=True)
@@ -136,8 +153,103 @@ _SECRET = re.compile(
 
 def _first_line(exc: BaseException, limit: int = 160) -> str:
     """The error's text on one line, cut short, with anything shaped like a key redacted."""
-    text = _SECRET.sub("[redacted]", " ".join(str(exc).split()))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return _one_line(str(exc), limit)
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    """`text` on one line, cut short, with anything shaped like a key redacted."""
+    line = _SECRET.sub("[redacted]", " ".join(text.split()))
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class RepliedCutOff(OutputTokenLimitExceeded):
+    """Raised by `StopEarlyReplies`: the reply reached the output cap."""
+
+
+class RepliedFiltered(ContentFilterError):
+    """Raised by `StopEarlyReplies`: the reply was refused or filtered."""
+
+
+@dataclass
+class StopEarlyReplies(AbstractCapability[None]):
+    """Ends a try the moment a reply arrives that the provider ended early: cut off at the
+    output cap (`finish_reason` `length`) or stopped by a refusal or content filter
+    (`content_filter`). Sending it back as a format error would only repeat it; the
+    response rides along as the exception's body, for `stop_reason`. Raised here, the
+    response is not committed to the run, so Pydantic AI does not count its request (its
+    tokens it does): the caller counts it."""
+
+    async def after_model_request(
+        self,
+        ctx: RunContext[None],
+        *,
+        request_context: ModelRequestContext,
+        response: ModelResponse,
+    ) -> ModelResponse:
+        if response.finish_reason not in ("length", "content_filter"):
+            return response
+        body = ModelMessagesTypeAdapter.dump_json([response]).decode()
+        if response.finish_reason == "length":
+            raise RepliedCutOff("the reply was cut off at the output cap", body=body)
+        raise RepliedFiltered("the provider stopped the reply", body=body)
+
+
+_STOP_EARLY = StopEarlyReplies()  # holds no state: one for every run
+
+
+def _stopped_response(exc: UnexpectedModelBehavior) -> ModelResponse | None:
+    """The response an early stop carried as its body (`StopEarlyReplies`, or Pydantic AI's
+    own `ContentFilterError`), if it can be read back."""
+    if not exc.body:
+        return None
+    try:
+        messages = ModelMessagesTypeAdapter.validate_json(exc.body)
+    except ValidationError:
+        return None
+    return next((m for m in reversed(messages) if isinstance(m, ModelResponse)), None)
+
+
+def _cap_hint(policy: CallPolicy, cap: int) -> str:
+    if cap < policy.max_output_tokens:
+        return "the run's token budget left no more; raise EVIDENCE_DESK_MAX_MODEL_TOKENS"
+    if policy.reasons:
+        return (
+            "reasoning models spend it thinking; raise "
+            "EVIDENCE_DESK_MODEL_REASONING_MAX_OUTPUT_TOKENS or lower "
+            "EVIDENCE_DESK_MODEL_REASONING_EFFORT"
+        )
+    return "raise EVIDENCE_DESK_MODEL_MAX_OUTPUT_TOKENS"
+
+
+def stop_reason(exc: UnexpectedModelBehavior, policy: CallPolicy, cap: int) -> str | None:
+    """Why the provider ended the reply early (cut off, refused, filtered), in one sentence
+    without its final period; None when `exc` is some other unexpected behaviour (output
+    that broke the schema). `cap`: the output cap the try was sent with."""
+    response = _stopped_response(exc)
+    finish = response.finish_reason if response is not None else None
+    details = (response.provider_details if response is not None else None) or {}
+    if isinstance(exc, OutputTokenLimitExceeded) or finish == "length":
+        if details.get("finish_reason") == "model_context_window_exceeded":
+            return (
+                "the request and its reply filled the model's context window before the "
+                "answer was finished (fewer or shorter sources would fit: lower "
+                "EVIDENCE_DESK_MAX_SOURCES)"
+            )
+        return (
+            f"the model used its whole output cap of {cap} tokens before finishing its "
+            f"answer ({_cap_hint(policy, cap)})"
+        )
+    if not isinstance(exc, ContentFilterError) and finish != "content_filter":
+        return None
+    # OpenAI puts a refusal's text in `refusal` (Chat and Responses alike); Anthropic stops
+    # with `refusal`, its text (if any) in `refusal` or in what the model wrote before it.
+    if "refusal" not in details and details.get("finish_reason") != "refusal":
+        return "the provider's content filter stopped the reply"
+    stated = details.get("refusal")
+    if not stated and response is not None:
+        stated = "".join(p.content for p in response.parts if isinstance(p, TextPart))
+    said = _one_line(str(stated)) if stated else ""
+    return "the model refused to answer" + (f" ({said})" if said else "")
 
 
 def _budget_reason(budget: RunBudget) -> str:
@@ -246,12 +358,19 @@ class ModelCaller(Generic[OutT]):
         )
 
     def _fail(
-        self, reason: str, run: RunUsage, failed: int, *, kind: FailureKind = "agent"
+        self,
+        reason: str,
+        run: RunUsage,
+        failed: int,
+        *,
+        kind: FailureKind = "agent",
+        verb: str = "failed",
     ) -> AgentFailure:
+        """`verb`: "stopped" for a reply cut off at its cap; a budget stop always says it."""
         usage = self._usage(run, failed)
         if kind == "budget":
             return AgentFailure(self.role, f"The {self.role} stopped: {reason}.", usage, kind)
-        return AgentFailure(self.role, f"The {self.role} failed: {reason}.", usage)
+        return AgentFailure(self.role, f"The {self.role} {verb}: {reason}.", usage)
 
     def reserve(self, prompt: str, budget: RunBudget) -> Reservation | str:
         """What the next try may use, or why the budget cannot fit it (a reason)."""
@@ -286,15 +405,17 @@ class ModelCaller(Generic[OutT]):
         if recorded is not None:
             return recorded
         total = RunUsage()
-        failed = 0  # tries that raised before Pydantic AI counted a request
+        failed = 0  # requests sent that Pydantic AI did not count (raised first, stopped early)
         for attempt in range(1, self.policy.attempts + 1):
             limits = None
+            cap = self.policy.max_output_tokens
             if self.metered:
                 reserved = self.reserve(prompt, budget)
                 if isinstance(reserved, str):
                     raise self._fail(reserved, total, failed, kind="budget")
                 calls_left, tokens_left = budget.remaining()
                 limits = UsageLimits(request_limit=calls_left, total_tokens_limit=tokens_left)
+                cap = reserved.max_output_tokens
                 run_kwargs["model_settings"] = ModelSettings(
                     max_tokens=reserved.max_output_tokens,
                     timeout=self._timeout(budget),
@@ -302,7 +423,13 @@ class ModelCaller(Generic[OutT]):
                 )
             run = RunUsage()
             try:
-                result = self.agent.run_sync(prompt, usage=run, usage_limits=limits, **run_kwargs)
+                result = self.agent.run_sync(
+                    prompt,
+                    usage=run,
+                    usage_limits=limits,
+                    capabilities=[_STOP_EARLY],
+                    **run_kwargs,
+                )
             except UsageLimitExceeded:
                 self._charge(budget, max(run.requests, 1), run, key)
                 total += run
@@ -322,9 +449,16 @@ class ModelCaller(Generic[OutT]):
                 self._sleep(retry.wait)
                 continue
             except UnexpectedModelBehavior as exc:
-                self._charge(budget, max(run.requests, 1), run, key)
-                failed += 0 if run.requests else 1
+                stopped_here = isinstance(exc, RepliedCutOff | RepliedFiltered)
+                extra = 1 if stopped_here or not run.requests else 0  # sent, not counted
+                failed += extra
+                self._charge(budget, run.requests + extra, run, key)
                 total += run
+                stopped = stop_reason(exc, self.policy, cap)
+                if stopped is not None:
+                    # Not retried: the same request under the same cap ends the same way.
+                    verb = "stopped" if isinstance(exc, OutputTokenLimitExceeded) else "failed"
+                    raise self._fail(stopped, total, failed, verb=verb) from exc
                 raise self._fail(
                     "the model's output did not match the required format after "
                     f"{_tries(self.policy.output_retries + 1)}: {_first_line(exc)}",

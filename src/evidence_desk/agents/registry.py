@@ -75,6 +75,8 @@ def call_policy(settings: Settings) -> CallPolicy:
         max_wait=max(settings.model_max_wait, 0.0),
         output_retries=max(settings.model_output_retries, 0),
         max_output_tokens=settings.model_max_output_tokens,
+        reasoning_effort=settings.model_reasoning_effort,
+        reasoning_max_output_tokens=settings.model_reasoning_max_output_tokens,
     )
 
 

@@ -7,18 +7,26 @@ The structured request rides along in a context variable for the offline model
 (`offline/model.py`); providers ignore it.
 
 Agents have no function tools: the output tool is the only tool a model is offered.
+
+A model that reasons by default (its Pydantic AI profile says `thinking_enabled_by_default`
+or `thinking_always_enabled`: OpenAI's o-series and GPT-5, Claude Sonnet 5, ...) is asked
+to think at `model_reasoning_effort` (the unified `thinking` setting, which each adapter
+maps onto `reasoning_effort` or `thinking`/`effort`) and gets the larger reasoning output
+cap; `temperature` is sent only to a model that accepts it (see `reasoning_settings`). A
+model that reasons only when asked is left not thinking: the desk does not need it.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import ClassVar, Generic, TypeVar
 
 from pydantic_ai import Agent, ToolOutput
 from pydantic_ai.models import Model
-from pydantic_ai.settings import ModelSettings
+from pydantic_ai.settings import ModelSettings, ThinkingLevel
 
 from ..types import ClaimAudit, Draft, Plan, Source
 from . import prompts
@@ -31,6 +39,51 @@ from .prices import PriceTable
 
 OutT = TypeVar("OutT")
 
+# `model_reasoning_effort` → Pydantic AI's unified `thinking` (None: send none).
+THINKING: dict[str, ThinkingLevel | None] = {
+    "default": None,
+    "off": False,
+    "minimal": "minimal",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "xhigh",
+    "max": "max",
+}
+
+
+def reasons_by_default(model: Model) -> bool:
+    """Whether the model thinks when a request does not say (the library's profile)."""
+    profile = model.profile
+    return bool(
+        profile.get("thinking_enabled_by_default", False)
+        or profile.get("thinking_always_enabled", False)
+    )
+
+
+def reasoning_settings(model: Model, effort: str) -> tuple[ModelSettings, bool]:
+    """The thinking and sampling settings for `model`, and whether it will reason.
+
+    Only a model that reasons by default gets `thinking` (the effort; "off" turns thinking
+    off where the model can, else asks for its least). `temperature=0` goes only where the
+    model accepts it: not to a reasoning OpenAI model while it reasons (the library drops it
+    with a warning: `drop_sampling_params_for_reasoning`), nor to a Claude model whose profile
+    says `anthropic_disallows_sampling_settings`, nor to a thinking Claude model (thinking
+    rejects a changed temperature).
+    """
+    profile = model.profile
+    settings = ModelSettings()
+    reasons = reasons_by_default(model)
+    if reasons:
+        thinking = THINKING[effort]
+        if thinking is not None:
+            settings["thinking"] = thinking
+        turned_off = thinking is False and not profile.get("thinking_always_enabled", False)
+        reasons = not turned_off
+    if not reasons and not profile.get("anthropic_disallows_sampling_settings", False):
+        settings["temperature"] = 0.0
+    return settings, reasons
+
 
 class _Role(Generic[OutT]):
     """One role's agent: its output type and tool, its instructions, and the caller."""
@@ -42,8 +95,14 @@ class _Role(Generic[OutT]):
 
     def __init__(self, engine: str, model: Model, policy: CallPolicy, prices: PriceTable) -> None:
         self.engine_id = engine
+        settings, reasons = reasoning_settings(model, policy.reasoning_effort)
+        if reasons:
+            policy = replace(
+                policy, max_output_tokens=policy.reasoning_max_output_tokens, reasons=True
+            )
+        self.policy = policy
         settings = ModelSettings(
-            temperature=0.0,
+            **settings,
             max_tokens=policy.max_output_tokens,
             timeout=policy.timeout,
             max_retries=0,

@@ -7,7 +7,21 @@ request and records every request it receives as a `Captured`.
 Token usage reported to clients, unless a reply overrides it with `usage=(input, output)`:
 input = ceil(bytes of the raw request body / 4); output = ceil(characters the model wrote / 4),
 where what it wrote is the tool call's JSON arguments string (`json.dumps(args)`, or the
-verbatim string of `raw_arguments`) or the text of a text reply.
+verbatim string of `raw_arguments`) or the text of a text reply, plus its reasoning tokens
+(ceil(characters of `reasoning` / 4) unless given), as the real APIs count them. A reply cut
+off at the cap reports the request's whole cap as its output. `cached_tokens` of the input
+are reported as read from the prompt cache (OpenAI: `cached_tokens` within the prompt
+tokens; Anthropic: `cache_read_input_tokens` beside the rest).
+
+The unhappy paths each protocol really has: a turn cut off at the output cap
+(`Reply.truncated`: Chat `finish_reason: length`, Responses `status: incomplete` with
+`incomplete_details.reason: max_output_tokens`, Anthropic `stop_reason: max_tokens`, with
+the tool call's arguments cut short), a refusal (`Reply.refusal`: Chat `message.refusal`,
+a Responses `refusal` content item, Anthropic `stop_reason: refusal`), a content filter
+(`Reply.content_filter`: Chat `finish_reason: content_filter`, Responses
+`incomplete_details.reason: content_filter`; Anthropic has none), and reasoning before the
+answer (`reasoning=`: Chat `reasoning_content` as DeepSeek and vLLM send it, a Responses
+`reasoning` item with a summary, an Anthropic `thinking` block with a signature).
 """
 
 from __future__ import annotations
@@ -26,6 +40,8 @@ from typing import Any, Literal
 
 Protocol = Literal["chat", "responses", "anthropic"]
 _ReplyKind = Literal["tool", "text", "raw", "error", "hang"]
+# How the turn ended: finished, cut off at the output cap, refused, or filtered.
+_Stop = Literal["complete", "cut_off", "refused", "filtered"]
 
 # The endpoint each protocol scripts; every other path is answered with a 404.
 _ENDPOINTS: dict[str, str] = {
@@ -80,15 +96,64 @@ class Reply:
     seconds: float = 0.0
     then: Reply | None = None
     usage: tuple[int, int] | None = None
+    stop: _Stop = "complete"
+    reasoning: str = ""
+    reasoning_tokens: int | None = None
+    cached_tokens: int = 0
 
     @staticmethod
-    def output(args: Mapping[str, Any], *, usage: tuple[int, int] | None = None) -> Reply:
-        """Call the request's output tool with `args`.
+    def output(
+        args: Mapping[str, Any],
+        *,
+        usage: tuple[int, int] | None = None,
+        reasoning: str = "",
+        reasoning_tokens: int | None = None,
+        cached_tokens: int = 0,
+    ) -> Reply:
+        """Call the request's output tool with `args`, after thinking `reasoning` if given.
 
         The output tool is the first offered tool whose name starts with `final_result`
         (pydantic-ai's output tools), or else the first tool in the request.
         """
-        return Reply("tool", args=dict(args), usage=usage)
+        return Reply(
+            "tool",
+            args=dict(args),
+            usage=usage,
+            reasoning=reasoning,
+            reasoning_tokens=reasoning_tokens,
+            cached_tokens=cached_tokens,
+        )
+
+    @staticmethod
+    def truncated(
+        args: Mapping[str, Any] | None = None,
+        *,
+        reasoning: str = "",
+        usage: tuple[int, int] | None = None,
+    ) -> Reply:
+        """A turn cut off at the request's output cap: the output tool call with the first
+        half of its JSON arguments (Anthropic, whose `input` is an object: only the keys
+        before the cut), or with no `args` no call at all (the cap spent on `reasoning`)."""
+        kind: _ReplyKind = "text" if args is None else "tool"
+        return Reply(
+            kind,
+            args=None if args is None else dict(args),
+            usage=usage,
+            stop="cut_off",
+            reasoning=reasoning,
+        )
+
+    @staticmethod
+    def refusal(message: str = "I can't help with that.") -> Reply:
+        """The model refuses, saying `message` (Chat `refusal`, a Responses `refusal` item,
+        Anthropic `stop_reason: refusal` after the text it wrote)."""
+        return Reply("text", content=message, stop="refused")
+
+    @staticmethod
+    def content_filter(partial: str = "") -> Reply:
+        """The provider's content filter stops the turn after `partial` text (Chat and
+        Responses; Anthropic has no such stop, and the server answers a 500 there)."""
+        return Reply("text", content=partial, stop="filtered")
 
     @staticmethod
     def tool_call(
@@ -269,19 +334,38 @@ class FakeProvider:
             payload, written = self._completion(reply, body)
         except _ScriptError as exc:
             return self._error(500, str(exc))
-        usage = reply.usage or (_tokens(body_size), _tokens(len(written)))
+        reasoning = (
+            _tokens(len(reply.reasoning))
+            if reply.reasoning_tokens is None
+            else reply.reasoning_tokens
+        )
+        if reply.usage is not None:
+            tokens = reply.usage
+        elif reply.stop == "cut_off":
+            tokens = (_tokens(body_size), _cap(body) or _tokens(len(written)) + reasoning)
+        else:
+            tokens = (_tokens(body_size), _tokens(len(written)) + reasoning)
+        usage = _Usage(tokens[0], tokens[1], reasoning, min(reply.cached_tokens, tokens[0]))
         build = {"chat": _chat_body, "responses": _responses_body, "anthropic": _anthropic_body}
         return _Response(200, build[self.protocol](self, body, payload, usage))
 
     def _completion(self, reply: Reply, body: dict[str, Any]) -> tuple[_Turn, str]:
         """What the model says: a tool call or text, and the characters it wrote."""
+        if reply.stop == "filtered" and self.protocol == "anthropic":
+            raise _ScriptError("Anthropic has no content-filter stop; use Reply.refusal")
+        extra: dict[str, Any] = {"stop": reply.stop, "reasoning": reply.reasoning}
         if reply.kind == "text" or (reply.kind == "raw" and self.protocol == "anthropic"):
-            return _Turn(text=reply.content), reply.content
+            text = reply.content if reply.content or reply.stop != "cut_off" else None
+            return _Turn(text=text, **extra), reply.content
         name = reply.tool_name or self._output_tool(body)
         if reply.kind == "raw":
-            return _Turn(tool=name, arguments=reply.content), reply.content
+            return _Turn(tool=name, arguments=reply.content, **extra), reply.content
         arguments = json.dumps(reply.args)
-        return _Turn(tool=name, arguments=arguments, args=dict(reply.args or {})), arguments
+        args = dict(reply.args or {})
+        if reply.stop == "cut_off":
+            arguments = arguments[: len(arguments) // 2]
+            args = dict(list(args.items())[: len(args) // 2])  # the keys before the cut
+        return _Turn(tool=name, arguments=arguments, args=args, **extra), arguments
 
     def _output_tool(self, body: dict[str, Any]) -> str:
         names: list[str] = []
@@ -348,16 +432,44 @@ class _Turn:
     tool: str | None = None
     arguments: str = ""
     args: dict[str, Any] | None = None
+    stop: _Stop = "complete"
+    reasoning: str = ""
+
+
+@dataclass(frozen=True)
+class _Usage:
+    input: int
+    output: int
+    reasoning: int = 0
+    cached: int = 0
 
 
 def _tokens(size: int) -> int:
     return math.ceil(size / 4)
 
 
+def _cap(body: dict[str, Any]) -> int | None:
+    """The request's output cap, under whichever name its protocol uses."""
+    for name in ("max_completion_tokens", "max_tokens", "max_output_tokens"):
+        if isinstance(body.get(name), int):
+            return int(body[name])
+    return None
+
+
 def _chat_body(
-    fake: FakeProvider, request: dict[str, Any], turn: _Turn, usage: tuple[int, int]
+    fake: FakeProvider, request: dict[str, Any], turn: _Turn, usage: _Usage
 ) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None}
+    finish = "stop" if turn.tool is None else "tool_calls"
+    if turn.stop == "refused":
+        message.update(content=None, refusal=turn.text)
+    elif turn.stop == "cut_off":
+        finish = "length"
+    elif turn.stop == "filtered":
+        message["content"] = turn.text or None
+        finish = "content_filter"
+    if turn.reasoning:
+        message["reasoning_content"] = turn.reasoning  # DeepSeek's and vLLM's field
     if turn.tool is not None:
         message["tool_calls"] = [
             {
@@ -371,93 +483,121 @@ def _chat_body(
         "object": "chat.completion",
         "created": int(time.time()),
         "model": request.get("model", ""),
-        "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "logprobs": None,
-                "finish_reason": "stop" if turn.tool is None else "tool_calls",
-            }
-        ],
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
         "usage": {
-            "prompt_tokens": usage[0],
-            "completion_tokens": usage[1],
-            "total_tokens": usage[0] + usage[1],
+            "prompt_tokens": usage.input,
+            "completion_tokens": usage.output,
+            "total_tokens": usage.input + usage.output,
+            "prompt_tokens_details": {"cached_tokens": usage.cached},
+            "completion_tokens_details": {"reasoning_tokens": usage.reasoning},
         },
     }
 
 
 def _responses_body(
-    fake: FakeProvider, request: dict[str, Any], turn: _Turn, usage: tuple[int, int]
+    fake: FakeProvider, request: dict[str, Any], turn: _Turn, usage: _Usage
 ) -> dict[str, Any]:
-    item: dict[str, Any]
+    items: list[dict[str, Any]] = []
+    if turn.reasoning:
+        items.append(
+            {
+                "type": "reasoning",
+                "id": fake.new_id("rs_"),
+                "summary": [{"type": "summary_text", "text": turn.reasoning}],
+            }
+        )
+    status, incomplete = "completed", None
+    if turn.stop == "cut_off":
+        status, incomplete = "incomplete", {"reason": "max_output_tokens"}
+    elif turn.stop == "filtered":
+        status, incomplete = "incomplete", {"reason": "content_filter"}
     if turn.tool is not None:
-        item = {
-            "type": "function_call",
-            "id": fake.new_id("fc_"),
-            "call_id": fake.new_id("call_"),
-            "name": turn.tool,
-            "arguments": turn.arguments,
-            "status": "completed",
-        }
-    else:
-        item = {
-            "type": "message",
-            "id": fake.new_id("msg_"),
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": turn.text, "annotations": []}],
-        }
+        items.append(
+            {
+                "type": "function_call",
+                "id": fake.new_id("fc_"),
+                "call_id": fake.new_id("call_"),
+                "name": turn.tool,
+                "arguments": turn.arguments,
+                "status": "incomplete" if turn.stop == "cut_off" else "completed",
+            }
+        )
+    elif turn.text is not None:
+        content: dict[str, Any] = (
+            {"type": "refusal", "refusal": turn.text}
+            if turn.stop == "refused"
+            else {"type": "output_text", "text": turn.text, "annotations": []}
+        )
+        items.append(
+            {
+                "type": "message",
+                "id": fake.new_id("msg_"),
+                "role": "assistant",
+                "status": "completed" if status == "completed" else "incomplete",
+                "content": [content] if turn.text or turn.stop != "filtered" else [],
+            }
+        )
     return {
         "id": fake.new_id("resp_"),
         "object": "response",
         "created_at": int(time.time()),
         "model": request.get("model", ""),
-        "status": "completed",
+        "status": status,
         "error": None,
-        "incomplete_details": None,
-        "output": [item],
+        "incomplete_details": incomplete,
+        "output": items,
         "parallel_tool_calls": request.get("parallel_tool_calls", True),
         "tool_choice": request.get("tool_choice", "auto"),
         "tools": request.get("tools", []),
         "usage": {
-            "input_tokens": usage[0],
-            "output_tokens": usage[1],
-            "total_tokens": usage[0] + usage[1],
-            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
-            "output_tokens_details": {"reasoning_tokens": 0},
+            "input_tokens": usage.input,
+            "output_tokens": usage.output,
+            "total_tokens": usage.input + usage.output,
+            "input_tokens_details": {"cached_tokens": usage.cached, "cache_write_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": usage.reasoning},
         },
     }
 
 
 def _anthropic_body(
-    fake: FakeProvider, request: dict[str, Any], turn: _Turn, usage: tuple[int, int]
+    fake: FakeProvider, request: dict[str, Any], turn: _Turn, usage: _Usage
 ) -> dict[str, Any]:
-    block: dict[str, Any]
+    blocks: list[dict[str, Any]] = []
+    if turn.reasoning:
+        signature = fake.new_id("sig_")
+        blocks.append({"type": "thinking", "thinking": turn.reasoning, "signature": signature})
     if turn.tool is not None:
-        block = {
-            "type": "tool_use",
-            "id": fake.new_id("toolu_"),
-            "name": turn.tool,
-            "input": turn.args or {},
-        }
-    else:
-        block = {"type": "text", "text": turn.text}
-    return {
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": fake.new_id("toolu_"),
+                "name": turn.tool,
+                "input": turn.args or {},
+            }
+        )
+    elif turn.text:
+        blocks.append({"type": "text", "text": turn.text})
+    stop = {"complete": "end_turn" if turn.tool is None else "tool_use"}.get(turn.stop)
+    stop = stop or {"cut_off": "max_tokens", "refused": "refusal"}[turn.stop]
+    body: dict[str, Any] = {
         "id": fake.new_id("msg_"),
         "type": "message",
         "role": "assistant",
         "model": request.get("model", ""),
-        "content": [block],
-        "stop_reason": "end_turn" if turn.tool is None else "tool_use",
+        "content": blocks,
+        "stop_reason": stop,
         "stop_sequence": None,
         "usage": {
-            "input_tokens": usage[0],
-            "output_tokens": usage[1],
+            # Anthropic counts cache reads beside the input tokens, not within them.
+            "input_tokens": usage.input - usage.cached,
+            "output_tokens": usage.output,
             "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
+            "cache_read_input_tokens": usage.cached,
         },
     }
+    if turn.stop == "refused":
+        body["stop_details"] = {"type": "refusal", "category": None, "explanation": None}
+    return body
 
 
 class _Server(ThreadingHTTPServer):

@@ -5,7 +5,7 @@ embedding throughput, ingest (sample and digital.gov, cold), retrieval latency (
 size and 200,000 passages), warm `ask` latency, the cost of storing runs and resuming one
 after a kill, model calls and tokens of a Quick run with a scripted provider, both
 evaluation sets (beside the desk before and a BM25 baseline), both sets in Quick and in
-Deep mode, the coverage calibration on two archives, the auditor on WiCE, and hostile
+Deep mode, both executors on both sets, the coverage calibration on two archives, the auditor on WiCE, and hostile
 drafts against the grounding contract. Benchmarks that need the shared data folder say so
 and skip. `--quick` runs the smoke variants where a bench has one.
 
@@ -64,6 +64,7 @@ def main() -> int:
             homes += ["--digitalgov-home", str(dg)]
         failures += _run("evaluation", *homes) != 0
         failures += _run("deep", *homes) != 0
+        failures += _run("executors", *homes) != 0
         failures += _run("calibrate_coverage", *homes) != 0
         failures += _run("wice") != 0
         failures += _run("adversarial", *quick) != 0

@@ -5,9 +5,9 @@ embedding throughput, ingest (sample and digital.gov, cold), retrieval latency (
 size and 200,000 passages), warm `ask` latency, the cost of storing runs and resuming one
 after a kill, model calls and tokens of a Quick run with a scripted provider, both
 evaluation sets (beside the desk before and a BM25 baseline), both sets in Quick and in
-Deep mode, both executors on both sets, the coverage calibration on two archives, the auditor on WiCE, and hostile
-drafts against the grounding contract. Benchmarks that need the shared data folder say so
-and skip. `--quick` runs the smoke variants where a bench has one.
+Deep mode, both executors on both sets, the coverage calibration on two archives, the
+auditor on WiCE, and hostile drafts against the grounding contract. Benchmarks that need
+the shared data folder say so and skip. `--quick` runs the smoke variants where a bench has one.
 
 The sample archive (and the digital.gov archive, when the shared data is there) is ingested
 once into a temporary data dir for the benches that need it.

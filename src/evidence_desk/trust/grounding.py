@@ -248,22 +248,20 @@ class _Passage:
             for k in range(prev_last + 1, first)
         )
 
-    def negated_before(self, first: int) -> bool:
+    def _before(self, first: int, reach: int, words: frozenset[str]) -> bool:
+        """One of `words` within `reach` words before token `first`, in the same sentence."""
         k = first
-        while k > 0 and first - k < LOOKBACK and not self.breaks[k]:
+        while k > 0 and first - k < reach and not self.breaks[k]:
             k -= 1
-            if self.toks[k].word in NEGATIONS:
+            if self.toks[k].word in words:
                 return True
         return False
 
+    def negated_before(self, first: int) -> bool:
+        return self._before(first, LOOKBACK, NEGATIONS)
+
     def qualified_before(self, first: int) -> bool:
-        """A qualifier within `MAX_GAP` words before token `first`, in the same sentence."""
-        k = first
-        while k > 0 and first - k < MAX_GAP and not self.breaks[k]:
-            k -= 1
-            if self.toks[k].word in QUALIFIERS:
-                return True
-        return False
+        return self._before(first, MAX_GAP, QUALIFIERS)
 
     def disclaimed_after(self, last: int) -> bool:
         k = last + 1

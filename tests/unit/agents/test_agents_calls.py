@@ -8,11 +8,8 @@ Sleeps are recorded instead of slept, so the backoff can be checked without wait
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
-from pydantic_ai import Agent, ToolOutput
 from pydantic_ai.exceptions import (
     ModelAPIError,
     ModelAuthenticationError,
@@ -27,83 +24,16 @@ from pydantic_ai.exceptions import (
     ModelServerError,
     ModelTimeoutError,
 )
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.messages import ModelResponse, TextPart
+from scripted_caller import ENGINE, PRICES, Run, caller, http
 
 from evidence_desk.agents.base import AgentFailure, ModelUsage, RunBudget
-from evidence_desk.agents.calls import CallPolicy, ModelCaller, classify, estimate_tokens
+from evidence_desk.agents.calls import CallPolicy, classify, estimate_tokens
 from evidence_desk.agents.outputs import AnswerOut
-from evidence_desk.agents.prices import PriceTable
 
-ENGINE = "openai:gpt-4.1-mini"
-PRICES = PriceTable.load()
 VALID = {"claims": [{"text": "Banks reopened in 1933.", "citations": ["S1"]}]}
 # Lists a quote the text does not contain: fails AnswerOut's validation every time.
 INVALID = {"claims": [{"text": "Banks reopened.", "citations": ["S1"], "quotes": ["closed"]}]}
-
-Step = dict[str, Any] | ModelResponse | Callable[[], Exception]
-
-
-@dataclass
-class Script:
-    """A model that plays `steps` in order, repeating the last one; counts its requests."""
-
-    steps: list[Step]
-    requests: int = 0
-    prompts: list[str] = field(default_factory=list)
-    max_tokens: list[int | None] = field(default_factory=list)
-
-    def model(self) -> FunctionModel:
-        async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            self.requests += 1
-            self.max_tokens.append((info.model_settings or {}).get("max_tokens"))
-            step = self.steps[min(self.requests, len(self.steps)) - 1]
-            if isinstance(step, ModelResponse):
-                return step
-            if isinstance(step, dict):
-                return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, step)])
-            raise step()
-
-        return FunctionModel(respond)
-
-
-def http(
-    status: int, category: type[ModelAPIError] | None = None, **kw: Any
-) -> Callable[[], Exception]:
-    def make() -> Exception:
-        if category is None:
-            return ModelHTTPError(status_code=status, model_name="m", **kw)
-        return ModelHTTPError.for_category(category, status_code=status, model_name="m", **kw)
-
-    return make
-
-
-@dataclass
-class Run:
-    script: Script
-    caller: ModelCaller[AnswerOut]
-    sleeps: list[float]
-
-
-def caller(
-    *steps: Step,
-    engine: str = ENGINE,
-    policy: CallPolicy | None = None,
-    role: str = "answerer",
-) -> Run:
-    policy = policy or CallPolicy()
-    script = Script(list(steps))
-    agent: Agent[None, AnswerOut] = Agent(
-        script.model(),
-        output_type=ToolOutput(AnswerOut, name="submit_answer"),
-        retries=policy.output_retries,
-    )
-    sleeps: list[float] = []
-    return Run(
-        script,
-        ModelCaller(role, engine, agent, AnswerOut, policy, PRICES, sleep=sleeps.append),
-        sleeps,
-    )
 
 
 def budget(calls: int = 10, tokens: int = 1_000_000) -> RunBudget:

@@ -9,71 +9,22 @@ with the policy and budget a role would.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from pydantic_ai import Agent, ToolOutput
 from pydantic_ai.messages import (
-    ModelMessage,
     ModelResponse,
     TextPart,
     ThinkingPart,
     ToolCallPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from scripted_caller import Run, caller
 
 from evidence_desk.agents.base import AgentFailure, RunBudget
-from evidence_desk.agents.calls import CallPolicy, ModelCaller
-from evidence_desk.agents.outputs import AnswerOut
-from evidence_desk.agents.prices import PriceTable
+from evidence_desk.agents.calls import CallPolicy
 
 VALID = {"claims": [{"text": "Banks reopened in 1933.", "citations": ["S1"], "quotes": []}]}
 HALF = '{"claims": [{"text": "Banks reo'  # the answer's arguments, cut at the cap
-Step = dict[str, Any] | ModelResponse
-
-
-@dataclass
-class Script:
-    """A model that plays `steps` in order, repeating the last one; counts its requests."""
-
-    steps: list[Step]
-    requests: int = 0
-    max_tokens: list[int | None] = field(default_factory=list)
-
-    def model(self) -> FunctionModel:
-        async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            self.requests += 1
-            self.max_tokens.append((info.model_settings or {}).get("max_tokens"))
-            step = self.steps[min(self.requests, len(self.steps)) - 1]
-            if isinstance(step, ModelResponse):
-                return step
-            return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, step)])
-
-        return FunctionModel(respond)
-
-
-@dataclass
-class Run:
-    script: Script
-    caller: ModelCaller[AnswerOut]
-    sleeps: list[float]
-
-
-def caller(*steps: Step, policy: CallPolicy | None = None) -> Run:
-    policy = policy or CallPolicy()
-    script = Script(list(steps))
-    agent: Agent[None, AnswerOut] = Agent(
-        script.model(),
-        output_type=ToolOutput(AnswerOut, name="submit_answer"),
-        retries=policy.output_retries,
-    )
-    sleeps: list[float] = []
-    prices = PriceTable.load()
-    call = ModelCaller(
-        "answerer", "openai:gpt-4.1-mini", agent, AnswerOut, policy, prices, sleep=sleeps.append
-    )
-    return Run(script, call, sleeps)
 
 
 def budget(tokens: int = 1_000_000) -> RunBudget:

@@ -454,6 +454,11 @@ def doctor(ctx: click.Context, as_json: bool, timeout: float) -> None:
             ):
                 if value:
                     out.print(f"  {label:>9}: {escape(value)}")
+        warnings = report.all_warnings()
+        if warnings:
+            out.print("\nWorth knowing:")
+            for w in warnings:
+                out.print(f"  - {escape(w)}")
         problems = report.all_problems()
         if problems:
             out.print("\nMissing or wrong:")

@@ -62,6 +62,27 @@ def test_a_model_the_endpoint_does_not_list_is_reported(monkeypatch: pytest.Monk
     ]
 
 
+def test_an_openai_compatible_server_that_lists_another_name_is_a_warning(
+    tmp_path: Path,
+) -> None:
+    """llama.cpp's server lists its model by file path unless given `--model_alias`, and
+    answers for it under any name: the role is ready, and the doctor says why it may not be."""
+    with FakeProvider("chat", [], models=["/models/SmolLM2-135M-Instruct.gguf"]) as fake:
+        engine = f"openai-compatible:smollm2@{fake.base_url}"
+        report = diagnose(Settings(model=engine))
+        result = CliRunner().invoke(
+            main, ["--data-dir", str(tmp_path), "doctor"], env={"EVIDENCE_DESK_MODEL": engine}
+        )
+    assert report.ready and report.all_problems() == []
+    (first, *_) = report.all_warnings()
+    assert len(report.all_warnings()) == 3  # one per role
+    assert "does not list the model 'smollm2'" in first
+    assert "'/models/SmolLM2-135M-Instruct.gguf'" in first and "--model_alias smollm2" in first
+    assert report.to_json()["warnings"] == report.all_warnings()
+    assert result.exit_code == 0, result.output
+    assert "Worth knowing:" in result.output and "Every role is ready." in result.output
+
+
 def test_missing_keys_and_unreachable_servers_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
     port = closed_port()
     report = diagnose(

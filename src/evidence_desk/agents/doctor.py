@@ -9,6 +9,7 @@ and spends no tokens. Everything that would stop a run is a problem, in one sent
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -45,6 +46,7 @@ class RoleCheck:
     reachable: str = ""
     price: str = ""
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # worth knowing; the role may still work
 
     @property
     def ready(self) -> bool:
@@ -63,11 +65,15 @@ class DoctorReport:
     def all_problems(self) -> list[str]:
         return self.problems + [p for r in self.roles for p in r.problems]
 
+    def all_warnings(self) -> list[str]:
+        return [w for r in self.roles for w in r.warnings]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "ready": self.ready,
             "roles": [asdict(r) | {"ready": r.ready} for r in self.roles],
             "problems": self.all_problems(),
+            "warnings": self.all_warnings(),
         }
 
 
@@ -147,11 +153,26 @@ def _check_role(
     if not result.ok:
         check.problems.append(f"The {role}'s endpoint ({check.endpoint}): {result.detail}.")
     elif result.models is not None and spec.model not in result.models:
-        check.problems.append(
-            f"The {role}'s endpoint does not list the model '{spec.model}'; "
-            "check the name (for Ollama: `ollama pull` it first)."
-        )
+        if spec.provider == "openai-compatible":
+            check.warnings.append(_unlisted(role, spec.model, result.models))
+        else:
+            check.problems.append(
+                f"The {role}'s endpoint does not list the model '{spec.model}'; "
+                "check the name (for Ollama: `ollama pull` it first)."
+            )
     return check
+
+
+def _unlisted(role: str, model: str, listed: Sequence[str]) -> str:
+    """An OpenAI-compatible server that does not list the name: many serve one model under
+    any name, and llama.cpp's server lists its model by file path, so this is no failure."""
+    names = ", ".join(f"'{m}'" for m in listed[:3]) + (" ..." if len(listed) > 3 else "")
+    return (
+        f"The {role}'s endpoint does not list the model '{model}' (it lists {names or 'none'}). "
+        "A server that serves one model may answer under any name; llama.cpp's server lists "
+        f"its model by file path unless started with `--model_alias {model}`. If runs fail "
+        "with an unknown model, use a listed name."
+    )
 
 
 def diagnose(settings: Settings, timeout: float = 5.0) -> DoctorReport:

@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_QUESTION ?= What did Franklin D. Roosevelt say about freedom of speech in 1941?
 
-.PHONY: demo test test-fast lint bench install clean
+.PHONY: demo test test-fast lint bench install llamacpp clean
 
 demo: $(VENV)/.installed
 	$(BIN)/evidence-desk ingest --sample sotu
@@ -33,6 +33,12 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m bench
 
 install: $(VENV)/.installed
+
+# A real OpenAI-compatible server for the real-server test and bench: llama.cpp's, through
+# llama-cpp-python built from source (needs cmake and a C++ compiler; about 5 minutes the
+# first time, seconds after), with the SmolLM2-135M-Instruct model. Without it, that test skips.
+llamacpp:
+	PYTHON=$(PYTHON) scripts/llamacpp-server
 
 # torch is installed first and alone: `torch==2.13.0` is a CPU wheel here; letting another
 # package pull torch would fetch a multi-GB CUDA build.

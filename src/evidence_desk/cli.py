@@ -17,7 +17,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from .desk import AskResult, Desk
+from .desk import AskResult, Desk, EngineProbe
 from .errors import DeskError
 from .runs.records import DISPLAY_STATES
 from .runs.state import RunState
@@ -436,12 +436,29 @@ def eval_(
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--timeout", default=5.0, show_default=True, help="Seconds per endpoint check.")
+@click.option(
+    "--probe",
+    "probe",
+    is_flag=True,
+    help="Also send each engine one tiny request in the mode a run uses (costs a few tokens, "
+    "stated first).",
+)
 @click.pass_context
-def doctor(ctx: click.Context, as_json: bool, timeout: float) -> None:
+def doctor(ctx: click.Context, as_json: bool, timeout: float, probe: bool) -> None:
     """Check each agent role's provider, key, endpoint and price; say what is missing."""
-    report = _desk(ctx).doctor(timeout)
+    desk = _desk(ctx)
+    report = desk.doctor(timeout)
+    probes: list[EngineProbe] = []
+    if probe and report.ready:
+        plan = desk.probe_plan()
+        (err if as_json else out).print(escape(plan.statement()))
+        probes = desk.probe_engines(plan)
     if as_json:
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        data = report.to_json()
+        if probe:
+            data["probes"] = [p.to_json() for p in probes]
+            data["ready"] = data["ready"] and all(p.ok for p in probes)
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         for r in report.roles:
             mark = "[green]ready[/]" if r.ready else "[red]not ready[/]"
@@ -459,15 +476,31 @@ def doctor(ctx: click.Context, as_json: bool, timeout: float) -> None:
             out.print("\nWorth knowing:")
             for w in warnings:
                 out.print(f"  - {escape(w)}")
-        problems = report.all_problems()
+        if probe and not report.ready:
+            out.print("\nNot probed: fix what is missing first.")
+        for p in probes:
+            _print_probe(p)
+        problems = report.all_problems() + [x for p in probes for x in p.problems]
         if problems:
             out.print("\nMissing or wrong:")
-            for p in problems:
-                out.print(f"  - {escape(p)}")
+            for x in problems:
+                out.print(f"  - {escape(x)}")
+            for advice in (a for p in probes for a in p.advice):
+                out.print(f"  [bold]fix[/]: {escape(advice)}")
         else:
             out.print("\nEvery role is ready.")
-    if not report.ready:
+    if not report.ready or not all(p.ok for p in probes):
         sys.exit(1)
+
+
+def _print_probe(p: EngineProbe) -> None:
+    mark = "[green]answers[/]" if p.ok else "[red]fails[/]"
+    out.print(f"\n[bold]probe[/] {escape(p.engine)} ({', '.join(p.roles)}): {mark}")
+    for t in p.trials:
+        took = f", {t.seconds:.1f} s, {t.input_tokens} in / {t.output_tokens} out" if t.ok else ""
+        out.print(f"  {t.mode:>9}: {'ok' if t.ok else 'failed'}: {escape(t.detail)}{took}")
+    if p.context:
+        out.print(f"    context: {escape(p.context)}")
 
 
 # --------------------------------------------------------------------------- status

@@ -16,7 +16,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .agents import probe
 from .agents.doctor import DoctorReport, diagnose
+from .agents.probe import EngineProbe as EngineProbe
+from .agents.probe import ProbePlan
 from .agents.registry import ROLES, Agents
 from .agents.registry import resolve as resolve_agents
 from .archive.ingest import IngestError, IngestProgress, IngestSummary, ingest
@@ -435,6 +438,15 @@ class Desk:
     def doctor(self, timeout: float = 5.0) -> DoctorReport:
         """Each role's engine, key presence, endpoint and price, and what is missing."""
         return diagnose(self.settings, timeout)
+
+    def probe_plan(self) -> ProbePlan:
+        """What `probe_engines` would send and cost at most, before it sends anything."""
+        return probe.plan(self.settings)
+
+    def probe_engines(self, plan: ProbePlan) -> list[EngineProbe]:
+        """One tiny request per engine of `plan`, in the mode a run would use (`doctor
+        --probe`): which mode works, and for Ollama whether its context is long enough."""
+        return probe.run(self.settings, plan)
 
     # ------------------------------------------------------------------ status
 

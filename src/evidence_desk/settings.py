@@ -49,22 +49,33 @@ class Settings(BaseSettings):
     model: str = Field(
         "offline",
         description="Engine for every agent role: `offline` (built in, no key), "
-        "`openai:<model>`, `openai-responses:<model>`, `anthropic:<model>`, `ollama:<model>` "
-        "or `openai-compatible:<model>`; a base URL may follow the model after `@`.",
+        "`openai:<model>`, `openai-responses:<model>`, `anthropic:<model>`, `ollama:<model>`, "
+        "`vllm:<model>`, `llamacpp:<model>` or `openai-compatible:<model>`; a base URL may "
+        "follow the model after `@`.",
     )
     planner: str = Field("", description="Planner engine; empty uses `model`.")
     answerer: str = Field("", description="Answerer engine; empty uses `model`.")
     auditor: str = Field("", description="Auditor engine; empty uses `model`.")
     base_url: str = Field(
         "",
-        description="Base URL of the server for `ollama:` (default http://127.0.0.1:11434/v1) "
-        "and `openai-compatible:` engines. OpenAI and Anthropic read OPENAI_BASE_URL and "
-        "ANTHROPIC_BASE_URL.",
+        description="Base URL of the server for self-hosted engines: `ollama:` (default "
+        "http://127.0.0.1:11434/v1), `vllm:` (default http://127.0.0.1:8000/v1), `llamacpp:` "
+        "(default http://127.0.0.1:8080/v1) and `openai-compatible:` (no default). OpenAI and "
+        "Anthropic read OPENAI_BASE_URL and ANTHROPIC_BASE_URL.",
     )
     api_key: SecretStr | None = Field(
         None,
-        description="Key for `ollama:` and `openai-compatible:` servers that want one. "
+        description="Key for self-hosted servers (`ollama:`, `vllm:`, `llamacpp:`, "
+        "`openai-compatible:`) that want one. "
         "OpenAI and Anthropic use OPENAI_API_KEY and ANTHROPIC_API_KEY.",
+    )
+    model_output_mode: Literal["auto", "tool", "native", "prompted"] = Field(
+        "auto",
+        description="How models are asked for structured output: `tool` (a forced call of "
+        "the role's output tool), `native` (a JSON-schema response format), `prompted` (JSON "
+        "text to a schema in the instructions), or `auto`: what each kind of server honours "
+        "(tool for OpenAI, Anthropic, vLLM and llama.cpp; native for Ollama; prompted for "
+        "`openai-compatible`).",
     )
     model_timeout: float = Field(60.0, description="Seconds one model request may take.")
     model_attempts: int = Field(

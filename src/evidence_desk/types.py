@@ -319,6 +319,12 @@ class StageRecord(Frozen):
     estimated_spend_usd: float | None = Field(
         0.0, description="From the price table; None when the model has no price."
     )
+    price_source: str | None = Field(
+        None,
+        description="Where the spend's price came from (e.g. 'packaged table 2025-10-01', "
+        "'genai-prices 0.2.3'; several joined by '; '); None when unpriced or no model ran. "
+        "Absent from receipts written before it.",
+    )
     error: str | None = Field(None, description="Why the stage failed, when it did.")
 
 
@@ -362,6 +368,9 @@ class Usage(Frozen):
     estimated_spend_usd: float = 0.0
     unpriced_engines: tuple[str, ...] = Field(
         (), description="Engines with no price-table entry; their spend is not in the estimate."
+    )
+    price_sources: tuple[str, ...] = Field(
+        (), description="Each price source the stages' spend was priced from, once, in order."
     )
 
 

@@ -9,6 +9,7 @@ source. Tests derive misbehaving models from it by replacing one role's reply.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -55,9 +56,19 @@ def user_text(protocol: Protocol, body: dict[str, Any]) -> str:
     return _text(body["messages"][0]["content"])
 
 
+_ROLE_LINE = re.compile(r"You are the (planner|answerer|auditor) of Evidence Desk")
+_ROLE_OF_TITLE = {"planner": "plan", "answerer": "answer", "auditor": "audit"}
+
+
 def role_of(protocol: Protocol, body: dict[str, Any]) -> Role:
+    """The role a request is for: its output tool's, or with no tools (a JSON-schema
+    response format or prompted JSON) the one its instructions name."""
     names = tool_names(protocol, body)
-    return _TOOL_ROLE[names[0]]
+    if names:
+        return _TOOL_ROLE[names[0]]
+    found = _ROLE_LINE.search(system_text(protocol, body))
+    assert found, "a request that names no role"
+    return _ROLE_OF_TITLE[found.group(1)]
 
 
 @dataclass(frozen=True)
@@ -169,9 +180,16 @@ class Model:
                 return custom.pop(0)
         elif custom is not None:
             reply = custom(prompt)
-            return reply if isinstance(reply, Reply) else Reply.output(reply)
+            return reply if isinstance(reply, Reply) else self.structured(body, reply)
         faithful = {"plan": faithful_plan, "answer": faithful_answer, "audit": faithful_audit}
-        return Reply.output(faithful[role](prompt))
+        return self.structured(body, faithful[role](prompt))
+
+    def structured(self, body: dict[str, Any], args: dict[str, Any]) -> Reply:
+        """`args` the way the request asks for them: the output tool's arguments, or with
+        no tools offered (a JSON-schema response format, prompted JSON) the JSON text."""
+        if tool_names(self.protocol, body):
+            return Reply.output(args)
+        return Reply.text(json.dumps(args))
 
     def calls(self, role: Role) -> int:
         return sum(1 for r, _ in self.seen if r == role)

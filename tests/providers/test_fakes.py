@@ -14,7 +14,7 @@ import anthropic
 import openai
 import pytest
 from pydantic import BaseModel
-from pydantic_ai import Agent, AgentRunResult
+from pydantic_ai import Agent, AgentRunResult, NativeOutput, PromptedOutput
 from pydantic_ai.exceptions import ModelRequestRejectedError
 from pydantic_ai.models import override_allow_model_requests
 from pydantic_ai.models.anthropic import AnthropicModel
@@ -24,6 +24,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 
 from evidence_desk.testing.fakeproviders import Captured, FakeProvider, Protocol, Reply
 
+PROTOCOLS: tuple[Protocol, ...] = ("chat", "responses", "anthropic")
 QUESTION = [{"role": "user", "content": "Which claims does the source make?"}]
 CLAIMS_SCHEMA = {
     "type": "object",
@@ -96,9 +97,28 @@ def test_output_reply_falls_back_to_the_first_tool_without_a_final_result_tool()
     assert completion.choices[0].message.tool_calls[0].function.name == "answer"
 
 
-def test_output_reply_to_a_request_without_tools_is_a_server_error() -> None:
+def test_output_reply_to_a_request_without_tools_is_the_json_text() -> None:
+    with FakeProvider("chat", [Reply.output(ARGS), Reply.truncated(ARGS)]) as fake:
+        client = openai_client(fake)
+        whole, cut = ask_chat(client).choices[0], ask_chat(client).choices[0]
+    assert (whole.finish_reason, whole.message.tool_calls) == ("stop", None)
+    assert json.loads(whole.message.content) == ARGS
+    assert cut.finish_reason == "length"
+    assert cut.message.content == json.dumps(ARGS)[: len(json.dumps(ARGS)) // 2]
+
+
+def test_output_reply_to_tools_and_a_json_schema_format_is_the_json_text() -> None:
+    """`NativeOutput` beside function tools: the output is the text, not a tool call."""
+    fmt = {"type": "json_schema", "json_schema": {"name": "Claims", "schema": CLAIMS_SCHEMA}}
+    with FakeProvider("chat", [Reply.output(ARGS)]) as fake:
+        choice = ask_chat(openai_client(fake), tools=CHAT_TOOLS, response_format=fmt).choices[0]
+    assert choice.message.tool_calls is None
+    assert json.loads(choice.message.content) == ARGS
+
+
+def test_several_calls_need_a_request_that_offers_a_tool() -> None:
     with (
-        FakeProvider("chat", [Reply.output(ARGS)]) as fake,
+        FakeProvider("chat", [Reply.several(Reply.output(ARGS))]) as fake,
         pytest.raises(openai.InternalServerError, match="offers a tool"),
     ):
         ask_chat(openai_client(fake))
@@ -254,6 +274,81 @@ def test_anthropic_text_and_raw_arguments_are_text_blocks() -> None:
     assert text.usage.output_tokens == math.ceil(len("plain") / 4)
     assert [(b.type, b.text) for b in raw.content] == [("text", "{'claims': [")]
     assert "tools" not in fake.requests[1].body
+
+
+# several tool calls, object arguments
+
+
+def several() -> Reply:
+    return Reply.several(Reply.tool_call("lookup", {"q": "sky"}), Reply.output(ARGS))
+
+
+def test_chat_several_tool_calls_in_one_turn_keep_their_order() -> None:
+    with FakeProvider("chat", [several()]) as fake:
+        choice = ask_chat(openai_client(fake), tools=CHAT_TOOLS).choices[0]
+    assert choice.finish_reason == "tool_calls"
+    calls = choice.message.tool_calls
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in calls] == [
+        ("lookup", {"q": "sky"}),
+        ("final_result", ARGS),
+    ]
+    assert len({c.id for c in calls}) == 2
+
+
+def test_responses_several_tool_calls_are_function_call_items() -> None:
+    with FakeProvider("responses", [several()]) as fake:
+        tools = [{"type": "function", "name": "lookup", "parameters": {}}, *RESPONSES_TOOLS]
+        response = openai_client(fake).responses.create(model="m", input="q", tools=tools)
+    assert [(i.type, i.name, json.loads(i.arguments)) for i in response.output] == [
+        ("function_call", "lookup", {"q": "sky"}),
+        ("function_call", "final_result", ARGS),
+    ]
+    assert len({i.call_id for i in response.output}) == 2
+
+
+def test_anthropic_several_tool_calls_are_tool_use_blocks() -> None:
+    with FakeProvider("anthropic", [several(), Reply.several(Reply.raw_arguments("{"))]) as fake:
+        client = anthropic_client(fake)
+        message = ask_anthropic(client, tools=ANTHROPIC_TOOLS)
+        with pytest.raises(anthropic.InternalServerError, match="must be an object"):
+            ask_anthropic(client, tools=ANTHROPIC_TOOLS)
+    assert message.stop_reason == "tool_use"
+    assert [(b.type, b.name, b.input) for b in message.content] == [
+        ("tool_use", "lookup", {"q": "sky"}),
+        ("tool_use", "final_result", ARGS),
+    ]
+
+
+def test_several_takes_only_tool_calls() -> None:
+    with pytest.raises(ValueError, match="takes tool calls"):
+        Reply.several(Reply.text("no"))
+
+
+def test_chat_object_arguments_are_a_json_object_on_the_wire() -> None:
+    body = json.dumps({"model": "m", "messages": QUESTION, "tools": CHAT_TOOLS}).encode()
+    with FakeProvider("chat", [Reply.output(ARGS, object_arguments=True)]) as fake:
+        status, _, answer = raw_post(fake.base_url + "/chat/completions", body)
+    assert status == 200
+    [call] = answer["choices"][0]["message"]["tool_calls"]
+    assert call["function"] == {"name": "final_result", "arguments": ARGS}
+
+
+def test_object_arguments_are_only_a_chat_variant() -> None:
+    script = [Reply.output(ARGS, object_arguments=True)]
+    with (
+        FakeProvider("responses", script) as fake,
+        pytest.raises(openai.InternalServerError, match="Chat Completions variant"),
+    ):
+        openai_client(fake).responses.create(model="m", input="q", tools=RESPONSES_TOOLS)
+
+
+def test_requests_record_when_they_arrived() -> None:
+    with FakeProvider("chat", [Reply.text("a"), Reply.text("b")]) as fake:
+        before = time.monotonic()
+        ask_chat(openai_client(fake))
+        ask_chat(openai_client(fake))
+    first, second = fake.requests
+    assert before <= first.at <= second.at <= time.monotonic()
 
 
 # errors, exhaustion, timeouts
@@ -446,3 +541,114 @@ def test_pydantic_ai_anthropic_large_output_models_need_a_small_max_tokens() -> 
         assert run(agent).output == Claims(**ARGS)
     assert fake.requests[0].body["stream"] is True
     assert fake.requests[1].body["stream"] is False
+
+
+def provider_for(protocol: Protocol, fake: FakeProvider) -> OpenAIProvider | AnthropicProvider:
+    if protocol == "anthropic":
+        return AnthropicProvider(base_url=fake.base_url, api_key="test")
+    return OpenAIProvider(base_url=fake.base_url, api_key="test")
+
+
+def pydantic_ai_model(
+    protocol: Protocol, fake: FakeProvider
+) -> OpenAIChatModel | OpenAIResponsesModel | AnthropicModel:
+    """A model per protocol; claude-haiku-4-5 is one Pydantic AI sends `output_config` to."""
+    if protocol == "chat":
+        return OpenAIChatModel("gpt-4.1-mini", provider=provider_for(protocol, fake))
+    if protocol == "responses":
+        return OpenAIResponsesModel("gpt-4.1-mini", provider=provider_for(protocol, fake))
+    return AnthropicModel("claude-haiku-4-5", provider=provider_for(protocol, fake))
+
+
+NATIVE_FORMAT = {  # where each protocol's request carries NativeOutput's JSON schema
+    "chat": ("response_format", "json_schema", "schema"),
+    "responses": ("text", "format", "schema"),
+    "anthropic": ("output_config", "format", "schema"),
+}
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_pydantic_ai_native_output_gets_the_json_text(protocol: Protocol) -> None:
+    with FakeProvider(protocol, [Reply.output(ARGS)]) as fake:
+        agent = Agent(
+            pydantic_ai_model(protocol, fake),
+            output_type=NativeOutput(Claims),
+            model_settings={"max_tokens": 1024},
+        )
+        result = run(agent)
+    assert result.output == Claims(**ARGS)
+    [request] = fake.requests
+    assert "tools" not in request.body
+    schema: Any = request.body
+    for key in NATIVE_FORMAT[protocol]:
+        schema = schema[key]
+    assert schema["properties"]["claims"] == CLAIMS_SCHEMA["properties"]["claims"]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_pydantic_ai_prompted_output_gets_the_json_text(protocol: Protocol) -> None:
+    with FakeProvider(protocol, [Reply.output(ARGS)]) as fake:
+        agent = Agent(
+            pydantic_ai_model(protocol, fake),
+            output_type=PromptedOutput(Claims),
+            model_settings={"max_tokens": 1024},
+        )
+        result = run(agent)
+    assert result.output == Claims(**ARGS)
+    [request] = fake.requests
+    assert "tools" not in request.body
+    assert "claims" in json.dumps(request.body)  # only the schema in the instructions says it
+
+
+def test_responses_json_schema_format_is_answered_with_an_output_text_item() -> None:
+    fmt = {"type": "json_schema", "name": "Claims", "schema": CLAIMS_SCHEMA, "strict": False}
+    with FakeProvider("responses", [Reply.output(ARGS)]) as fake:
+        response = openai_client(fake).responses.create(
+            model="m", input="q", tools=RESPONSES_TOOLS, text={"format": fmt}
+        )
+    [item] = response.output
+    assert item.type == "message"
+    assert [c.type for c in item.content] == ["output_text"]
+    assert json.loads(response.output_text) == ARGS
+
+
+def test_anthropic_output_format_is_answered_with_a_text_block() -> None:
+    fmt = {"format": {"type": "json_schema", "schema": CLAIMS_SCHEMA}}
+    with FakeProvider("anthropic", [Reply.output(ARGS)]) as fake:
+        message = ask_anthropic(
+            anthropic_client(fake), tools=ANTHROPIC_TOOLS, extra_body={"output_config": fmt}
+        )
+    assert message.stop_reason == "end_turn"
+    [block] = message.content
+    assert block.type == "text" and json.loads(block.text) == ARGS
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_pydantic_ai_reads_cache_and_reasoning_tokens(protocol: Protocol) -> None:
+    reply = Reply.output(
+        ARGS,
+        usage=(1000, 300),
+        reasoning="Two claims.",
+        reasoning_tokens=120,
+        cached_tokens=400,
+        cache_write_tokens=100,
+    )
+    with FakeProvider(protocol, [reply]) as fake:
+        agent = Agent(
+            pydantic_ai_model(protocol, fake),
+            output_type=Claims,
+            model_settings={"max_tokens": 1024},
+        )
+        usage = run(agent).usage
+    assert (usage.input_tokens, usage.output_tokens) == (1000, 300)
+    assert (usage.cache_read_tokens, usage.cache_write_tokens) == (400, 100)
+    assert usage.output_reasoning_tokens == 120
+
+
+def test_anthropic_counts_cache_tokens_beside_the_input() -> None:
+    reply = Reply.output(ARGS, usage=(1000, 300), cached_tokens=400, cache_write_tokens=100)
+    with FakeProvider("anthropic", [reply]) as fake:
+        usage = ask_anthropic(anthropic_client(fake), tools=ANTHROPIC_TOOLS).usage
+    assert (usage.input_tokens, usage.cache_read_input_tokens) == (500, 400)
+    assert usage.cache_creation_input_tokens == 100
+    assert usage.output_tokens_details is None  # no thinking, no breakdown

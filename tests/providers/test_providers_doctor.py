@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from evidence_desk.agents.doctor import diagnose
 from evidence_desk.cli import main
 from evidence_desk.settings import Settings
-from evidence_desk.testing.fakeproviders import FakeProvider
+from evidence_desk.testing.fakeproviders import FakeProvider, Reply
 
 SECRET = "sk-test-doctor-secret-1234"
 
@@ -98,8 +98,8 @@ def test_missing_keys_and_unreachable_servers_are_named(monkeypatch: pytest.Monk
         "set.",
         f"The answerer's endpoint (http://127.0.0.1:{port}/v1): it cannot be reached.",
         "Unknown auditor engine 'gemini:pro'; use 'offline' or one of 'openai:<model>', "
-        "'openai-responses:<model>', 'anthropic:<model>', 'ollama:<model>', "
-        "'openai-compatible:<model>'.",
+        "'openai-responses:<model>', 'anthropic:<model>', 'ollama:<model>', 'vllm:<model>', "
+        "'llamacpp:<model>', 'openai-compatible:<model>'.",
     ]
     assert report.roles[0].reachable == "not checked without a key"
     assert report.roles[1].key == "none (the server may not need one)"
@@ -173,3 +173,47 @@ def test_ask_with_a_missing_key_fails_in_one_sentence_before_any_work(
         "it is not set."
     )
     assert result.stdout == ""
+
+
+def test_probe_states_the_cost_first_names_the_working_mode_and_fails(tmp_path: Path) -> None:
+    """`doctor --probe` on a server that crashes on `tool_choice: "required"` (llama.cpp's
+    function-calling format) run as a generic server in tool mode."""
+
+    def crashes_on_required(body: dict[str, object], index: int) -> Reply:
+        if body.get("tool_choice") == "required":
+            return Reply.error(500, "tool_choice 'required' is not supported")
+        return Reply.text(json.dumps({"ready": True}))
+
+    with FakeProvider("chat", crashes_on_required, models=["local"]) as fake:
+        env = {
+            "EVIDENCE_DESK_HOME": str(tmp_path),
+            "EVIDENCE_DESK_MODEL": f"openai-compatible:local@{fake.base_url}",
+            "EVIDENCE_DESK_MODEL_OUTPUT_MODE": "tool",
+            "EVIDENCE_DESK_MODEL_BACKOFF": "0.01",
+        }
+        result = CliRunner().invoke(main, ["doctor", "--probe"], env=env)
+        posts = [r for r in fake.requests if r.method == "POST"]
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    stated = next(i for i, line in enumerate(lines) if line.startswith("The probe sends"))
+    probed = next(i for i, line in enumerate(lines) if line.startswith("probe "))
+    assert stated < probed  # the cost is said before the probe's result
+    assert "at most 3 request(s) to 1 engine(s)" in lines[stated] and "nothing" in lines[stated]
+    assert len(posts) == 2  # tool (500, not retried by the probe), then native
+    assert "tool: failed" in result.output and "native: ok" in result.output
+    assert "fix: Set EVIDENCE_DESK_MODEL_OUTPUT_MODE=native to run in native mode." in (
+        result.output
+    )
+
+
+def test_probe_json_reports_each_engine(tmp_path: Path) -> None:
+    with FakeProvider("chat", lambda body, i: Reply.output({"ready": True}), models=["m"]) as f:
+        env = {"EVIDENCE_DESK_HOME": str(tmp_path), "EVIDENCE_DESK_MODEL": f"vllm:m@{f.base_url}"}
+        result = CliRunner().invoke(main, ["doctor", "--probe", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["ready"] is True
+    (engine,) = data["probes"]
+    assert engine["engine"] == "vllm:m" and engine["mode"] == "tool"
+    assert [t["ok"] for t in engine["trials"]] == [True]
+    assert "The probe sends" in result.stderr  # the statement, kept off the JSON

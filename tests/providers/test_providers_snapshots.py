@@ -4,6 +4,10 @@
 one run, exactly as the local server received them (today's date replaced by a
 placeholder), so a reviewer can read them beside the providers' public API references. A
 change to a prompt, a schema or a model setting shows up here as a diff.
+`snapshots/<variant>.json` does the same per server kind (`chat-vllm`, `chat-llamacpp`,
+`chat-ollama`, `chat-openai-compatible`), per output mode (`chat-native`, `chat-prompted`,
+`responses-native`, `anthropic-prompted`) and for one reasoning model per protocol
+(`*-reasoning`).
 Regenerate with `UPDATE_SNAPSHOTS=1 pytest tests/providers/test_providers_snapshots.py`.
 """
 
@@ -36,12 +40,34 @@ INSTRUCTIONS = {
 }
 
 
-def bodies(make_desk: DeskFactory, protocol: Protocol) -> dict[str, Any]:
+# Per server kind, per output mode, and one reasoning model per protocol: (protocol,
+# engine with `{url}` for a self-hosted server's base URL, output mode).
+VARIANTS: dict[str, tuple[Protocol, str, str]] = {
+    "chat-vllm": ("chat", "vllm:Qwen/Qwen2.5-7B-Instruct@{url}", "auto"),
+    "chat-llamacpp": ("chat", "llamacpp:smollm2@{url}", "auto"),
+    "chat-ollama": ("chat", "ollama:llama3.1:8b@{url}", "auto"),
+    "chat-openai-compatible": ("chat", "openai-compatible:local-model@{url}", "auto"),
+    "chat-native": ("chat", "openai:gpt-4.1-mini", "native"),
+    "chat-prompted": ("chat", "openai:gpt-4.1-mini", "prompted"),
+    "responses-native": ("responses", "openai-responses:gpt-4.1-mini", "native"),
+    "anthropic-prompted": ("anthropic", "anthropic:claude-haiku-4-5", "prompted"),
+    "chat-reasoning": ("chat", "openai:gpt-5-mini", "auto"),
+    "responses-reasoning": ("responses", "openai-responses:gpt-5-mini", "auto"),
+    "anthropic-reasoning": ("anthropic", "anthropic:claude-sonnet-5", "auto"),
+}
+
+
+def bodies(
+    make_desk: DeskFactory, protocol: Protocol, engine: str = "", mode: str = "auto"
+) -> dict[str, Any]:
     model = Model(protocol)
     with FakeProvider(protocol, model) as fake:
+        kw: dict[str, Any] = {"model_output_mode": mode}
+        if engine:
+            kw["model"] = engine.format(url=fake.base_url)
         # One source: which irrelevant documents come second may differ in the last bits
         # of the embeddings between CPUs (bf16 or fp32); the snapshot must not.
-        make_desk(protocol, fake.base_url, max_sources=1).ask(QUESTION)
+        make_desk(protocol, fake.base_url, max_sources=1, **kw).ask(QUESTION)
     today = datetime.now(UTC).date().isoformat()
     text = json.dumps({role: body for role, body in model.seen}, indent=2, sort_keys=True)
     return json.loads(text.replace(f"Today is {today}.", "Today is <today>."))
@@ -51,6 +77,19 @@ def bodies(make_desk: DeskFactory, protocol: Protocol) -> dict[str, Any]:
 def test_request_bodies_match_their_snapshot(make_desk: DeskFactory, protocol: Protocol) -> None:
     seen = bodies(make_desk, protocol)
     path = SNAPSHOTS / f"{protocol}.json"
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
+        path.write_text(json.dumps(seen, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    assert seen == json.loads(path.read_text("utf-8")), f"{path.name} changed"
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_each_server_kind_mode_and_reasoning_model_matches_its_snapshot(
+    make_desk: DeskFactory, name: str
+) -> None:
+    protocol, engine, mode = VARIANTS[name]
+    seen = bodies(make_desk, protocol, engine, mode)
+    assert list(seen) == ["answer", "audit", "plan"]  # every role asked, and answered
+    path = SNAPSHOTS / f"{name}.json"
     if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
         path.write_text(json.dumps(seen, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     assert seen == json.loads(path.read_text("utf-8")), f"{path.name} changed"

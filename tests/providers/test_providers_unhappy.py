@@ -1,9 +1,14 @@
 """Replies the provider ends early, on each protocol's own wire: cut off at the output cap,
-refused, filtered; and reasoning before a valid answer.
+refused, filtered; reasoning before a valid answer; several tool calls in one turn; tool
+arguments sent as a JSON object.
 
 A reply ended early is never a format error and is never sent again (it would end the same
 way): the run is held with the true reason, nothing is published, and the stage records one
-call. Reasoning (or thinking) before the output tool call is accepted, its tokens counted.
+call. Reasoning (or thinking) before the output tool call is accepted, its tokens counted
+(cache reads and writes within the input). Of several output tool calls in one turn the
+first valid one is the answer; a call to a tool that was not offered, beside it, is
+ignored. Arguments as a JSON object (some OpenAI-compatible servers) are refused by
+Pydantic AI unread: the run is held.
 """
 
 from __future__ import annotations
@@ -116,7 +121,8 @@ def test_reasoning_before_a_valid_answer_is_accepted_and_its_tokens_counted(
             usage=(1200, 700),
             reasoning="S1 says the canal opened on October 26, 1825.",
             reasoning_tokens=600,
-            cached_tokens=1024,
+            cached_tokens=512,
+            cache_write_tokens=256,
         )
 
     model = Model(protocol, {"answer": thoughtful})
@@ -124,6 +130,7 @@ def test_reasoning_before_a_valid_answer_is_accepted_and_its_tokens_counted(
     assert receipt.decision == Decision.AUTO_CLEARED
     assert receipt.published_answer
     stage = answer_stage(receipt)
+    # Cache reads and writes are part of the input (Anthropic reports them beside it).
     assert (stage["calls"], stage["input_tokens"], stage["output_tokens"]) == (1, 1200, 700)
 
 
@@ -161,3 +168,85 @@ def test_a_model_that_does_not_reason_gets_no_effort_and_temperature_zero(
     body = request_of(model, "answer")
     assert body["temperature"] == 0
     assert not {"reasoning_effort", "reasoning", "thinking"} & set(body)
+
+
+HOSTILE = {
+    "claims": [
+        {"text": "The canal was sold to Britain in 1999.", "citations": ["S1"], "quotes": []}
+    ]
+}
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_an_output_tool_called_twice_in_one_turn_is_answered_by_the_first_call(
+    make_desk: DeskFactory, protocol: Protocol
+) -> None:
+    def twice(p: Prompt) -> Reply:
+        return Reply.several(Reply.output(faithful_answer(p)), Reply.output(HOSTILE))
+
+    model = Model(protocol, {"answer": twice})
+    receipt = ask(make_desk, protocol, model)
+    assert receipt.decision == Decision.AUTO_CLEARED, receipt.reason
+    assert "October 26, 1825" in receipt.published_answer
+    assert "Britain" not in receipt.published_answer + receipt.draft
+    assert model.calls("answer") == 1
+    assert answer_stage(receipt)["calls"] == 1
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_call_to_a_tool_not_offered_beside_the_output_tool_is_ignored(
+    make_desk: DeskFactory, protocol: Protocol
+) -> None:
+    def searching(p: Prompt) -> Reply:
+        search = Reply.tool_call("search_web", {"query": "Erie Canal"})
+        return Reply.several(search, Reply.output(faithful_answer(p)))
+
+    model = Model(protocol, {"answer": searching})
+    receipt = ask(make_desk, protocol, model)
+    assert receipt.decision == Decision.AUTO_CLEARED, receipt.reason
+    assert model.calls("answer") == 1
+    assert answer_stage(receipt)["calls"] == 1
+
+
+@pytest.mark.parametrize("protocol", ["chat", "responses"])
+def test_a_malformed_output_call_then_a_valid_one_in_one_turn_takes_the_valid_one(
+    make_desk: DeskFactory, protocol: Protocol
+) -> None:
+    def fumbling(p: Prompt) -> Reply:
+        broken = Reply.raw_arguments('{"claims": [{"text": "The canal')
+        return Reply.several(broken, Reply.output(faithful_answer(p)))
+
+    model = Model(protocol, {"answer": fumbling})
+    receipt = ask(make_desk, protocol, model)
+    assert receipt.decision == Decision.AUTO_CLEARED, receipt.reason
+    assert model.calls("answer") == 1
+
+
+def object_arguments(p: Prompt) -> Reply:
+    return Reply.output(faithful_answer(p), object_arguments=True)
+
+
+def test_tool_arguments_sent_as_a_json_object_on_chat_are_held_unread(
+    make_desk: DeskFactory,
+) -> None:
+    """Pydantic AI refuses a Chat completion whose `arguments` is not a string (the SDK's
+    type), so the reply is never read: the run is held, and it is not sent again."""
+    model = Model("chat", {"answer": object_arguments})
+    receipt = ask(make_desk, "chat", model)
+    assert receipt.decision == Decision.HELD_FOR_REVIEW
+    assert receipt.published_answer == ""
+    assert receipt.failure is not None and receipt.failure.stage == "answer"
+    assert "Invalid response from openai chat completions endpoint" in receipt.failure.reason
+    assert model.calls("answer") == 1
+    assert answer_stage(receipt)["calls"] == 1
+
+
+def test_an_unreadable_response_is_not_reported_as_two_format_failures(
+    make_desk: DeskFactory,
+) -> None:
+    model = Model("chat", {"answer": object_arguments})
+    receipt = ask(make_desk, "chat", model)
+    assert receipt.failure is not None
+    assert "after 2 tries" not in receipt.failure.reason
+    assert "reply could not be read as its protocol's response" in receipt.failure.reason
+    assert answer_stage(receipt)["input_tokens"] > 0  # the estimate: the provider charged

@@ -48,7 +48,10 @@ class ClaimToAudit:
 class ModelUsage:
     """What one role's work cost: model requests, tokens and the estimated spend.
 
-    `spend_usd` is None when the model has no entry in the price table.
+    `spend_usd` is None when no price source knows the model (`agents/prices.py`);
+    `price_source` names where the spend's price came from ("packaged table 2025-10-01"),
+    None when unpriced. A sum is unpriced when either part is; otherwise its source is the
+    parts' sources, each once, in order, joined by "; " (`PRICE_SOURCE_SEPARATOR`).
     """
 
     engine: str
@@ -56,20 +59,33 @@ class ModelUsage:
     input_tokens: int = 0
     output_tokens: int = 0
     spend_usd: float | None = 0.0
+    price_source: str | None = None
 
     def __add__(self, other: ModelUsage) -> ModelUsage:
-        spend = (
-            None
-            if self.spend_usd is None or other.spend_usd is None
-            else self.spend_usd + other.spend_usd
-        )
+        priced = self.spend_usd is not None and other.spend_usd is not None
         return ModelUsage(
             engine=self.engine,
             calls=self.calls + other.calls,
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
-            spend_usd=spend,
+            spend_usd=(self.spend_usd or 0.0) + (other.spend_usd or 0.0) if priced else None,
+            price_source=join_price_sources(self.price_source, other.price_source)
+            if priced
+            else None,
         )
+
+
+PRICE_SOURCE_SEPARATOR = "; "
+
+
+def split_price_sources(*joined: str | None) -> tuple[str, ...]:
+    """Each price source named in `joined` (sources as `ModelUsage` joins them), once."""
+    parts = (p for j in joined if j for p in j.split(PRICE_SOURCE_SEPARATOR))
+    return tuple(dict.fromkeys(parts))
+
+
+def join_price_sources(*sources: str | None) -> str | None:
+    return PRICE_SOURCE_SEPARATOR.join(split_price_sources(*sources)) or None
 
 
 @dataclass(frozen=True)

@@ -2,15 +2,21 @@
 
 One role's call is at most `attempts` tries of one Pydantic AI agent run:
 
-* 429 (rate limited): wait what the provider's `retry-after` asks, when it is at most
-  `max_wait` seconds; a longer wait fails the stage at once rather than stall the run.
+* 429 (rate limited): wait what the provider asks, read as precisely as it says it
+  (`retry-after-ms`, `retry-after`, the reset of the used-up `x-ratelimit-*` or
+  `anthropic-ratelimit-*` limit: `_provider_wait`), when it is at most `max_wait` seconds;
+  a longer wait fails the stage at once rather than stall the run.
 * 5xx, 529 (overloaded), 408, 409, connection errors and timeouts: wait `backoff`,
   doubling each time (capped at `max_wait`), then try again.
 * Any other 4xx (bad key, unknown model, quota used up, prompt too long): no retry; these
   do not get better by waiting.
 * Output that is malformed or does not match the schema: Pydantic AI sends the validation
   error back to the model up to `output_retries` times within one try; after that the stage
-  fails.
+  fails, saying how many requests it took.
+* A reply that is not its protocol's response at all (Chat tool arguments sent as an object,
+  text where JSON was due: Pydantic AI's "Invalid response from ..."): not retried, since the
+  server answers the same way again, and counted at the request's estimated input tokens,
+  since the provider's own count could not be read either.
 * A reply the provider itself ended early is not a format error and is never sent again:
   cut off at the output cap (`finish_reason` `length`: Chat `length`, Responses
   `incomplete` / `max_output_tokens`, Anthropic `max_tokens`), refused (Chat `refusal`,
@@ -43,6 +49,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
@@ -78,6 +85,8 @@ from .providers import OFFLINE
 OutT = TypeVar("OutT")
 
 CALL_HEADER = "X-Evidence-Desk-Call"
+# How Pydantic AI starts the error for a reply that is not its protocol's response.
+UNREADABLE = "Invalid response from"
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,65 @@ def _status(exc: ModelAPIError) -> str:
     return f" (HTTP {code})" if code else ""
 
 
+# How rate-limit headers state a wait: seconds (a fraction too), and a Go duration as OpenAI's
+# `x-ratelimit-reset-*` send it (`6m0s`, `1.5s`, `20ms`).
+_SECONDS = re.compile(r"\d+(?:\.\d+)?")
+_DURATION = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|h|m|s))+")
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+_DURATION_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+def _reset_seconds(value: str) -> float | None:
+    """Seconds until a rate limit resets: an OpenAI duration (`6m0s`) or an Anthropic RFC 3339
+    time (`2025-06-01T12:00:30Z`); None when it is neither."""
+    value = value.strip()
+    if _DURATION.fullmatch(value):
+        return sum(float(n) * _DURATION_UNITS[u] for n, u in _DURATION_PART.findall(value))
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+def _provider_wait(exc: ModelAPIError) -> float | None:
+    """The seconds the provider says to wait before the next try, as precisely as it says it,
+    or None when it does not say.
+
+    `retry-after-ms` is exact (Pydantic AI reads it, else a whole-second or HTTP-date
+    `retry-after`, into `retry_after`; a fractional `retry-after`, which it misses, is read
+    here). The reset of each limit the provider reports used up (`remaining` 0 or not sent:
+    OpenAI's `x-ratelimit-reset-{requests,tokens}` durations, Anthropic's
+    `anthropic-ratelimit-*-reset` times) refines a whole-second `retry-after` when it falls
+    within the second that was rounded up, and is the wait when no `retry-after` is sent.
+    """
+    headers = (exc.headers if isinstance(exc, ModelHTTPError) else None) or {}
+    stated = exc.retry_after
+    if stated is not None and "retry-after-ms" in headers:
+        return stated
+    raw = headers.get("retry-after", "").strip()
+    if stated is None and _SECONDS.fullmatch(raw):
+        stated = float(raw)
+    resets: list[float] = []
+    for name, value in headers.items():
+        if name.startswith("x-ratelimit-reset-"):
+            remaining = headers.get(name.replace("-reset-", "-remaining-"), "0")
+        elif name.startswith("anthropic-ratelimit-") and name.endswith("-reset"):
+            remaining = headers.get(name.removesuffix("-reset") + "-remaining", "0")
+        else:
+            continue
+        seconds = _reset_seconds(value)
+        if seconds is not None and remaining.strip() == "0":
+            resets.append(seconds)
+    if stated is None:
+        return max(resets, default=None)
+    if not stated.is_integer():
+        return stated
+    finer = [seconds for seconds in resets if stated - 1 < seconds <= stated]
+    return max(finer, default=stated)
+
+
 def classify(exc: ModelAPIError, attempt: int, policy: CallPolicy) -> _Retry:
     """Whether to try again after `exc`, after how long, and how to say what went wrong."""
     backoff = min(policy.backoff * 2 ** (attempt - 1), policy.max_wait)
@@ -120,16 +188,18 @@ def classify(exc: ModelAPIError, attempt: int, policy: CallPolicy) -> _Retry:
         return _Retry(None, f"the request is longer than the model accepts{status}")
     if isinstance(exc, ModelQuotaExceededError):
         return _Retry(None, f"the account's quota with the provider is used up{status}")
+    asked = _provider_wait(exc)
     if isinstance(exc, ModelRateLimitError) or (
         isinstance(exc, ModelHTTPError) and exc.status_code == 429
     ):
-        if exc.retry_after is not None and exc.retry_after > policy.max_wait:
+        if asked is not None and asked > policy.max_wait:
+            seconds = f"{asked:.1f}".removesuffix(".0")
             return _Retry(
                 None,
-                f"the provider is rate limiting and asked to wait {exc.retry_after:.0f} s, "
-                f"longer than the {policy.max_wait:.0f} s the desk waits{status}",
+                f"the provider is rate limiting and asked to wait {seconds} s, "
+                f"longer than the {policy.max_wait:g} s the desk waits{status}",
             )
-        wait = backoff if exc.retry_after is None else max(exc.retry_after, 0.0)
+        wait = backoff if asked is None else max(asked, 0.0)
         return _Retry(wait, f"the provider is rate limiting{status}")
     if isinstance(exc, ModelHTTPError) and exc.status_code in (408, 409):
         return _Retry(backoff, f"the provider asked to try again{status}")
@@ -140,7 +210,7 @@ def classify(exc: ModelAPIError, attempt: int, policy: CallPolicy) -> _Retry:
     if isinstance(exc, ModelServerError | ModelUnavailableError) or (
         isinstance(exc, ModelHTTPError) and exc.status_code >= 500
     ):
-        wait = backoff if exc.retry_after is None else min(exc.retry_after, policy.max_wait)
+        wait = backoff if asked is None else min(asked, policy.max_wait)
         return _Retry(wait, f"the provider had a server error{status}")
     return _Retry(None, f"the provider refused the request{status}: {_first_line(exc)}")
 
@@ -173,11 +243,12 @@ class RepliedFiltered(ContentFilterError):
 @dataclass
 class StopEarlyReplies(AbstractCapability[None]):
     """Ends a try the moment a reply arrives that the provider ended early: cut off at the
-    output cap (`finish_reason` `length`) or stopped by a refusal or content filter
-    (`content_filter`). Sending it back as a format error would only repeat it; the
-    response rides along as the exception's body, for `stop_reason`. Raised here, the
-    response is not committed to the run, so Pydantic AI does not count its request (its
-    tokens it does): the caller counts it."""
+    output cap (`finish_reason` `length`, or output tokens that reached the cap whatever the
+    server says: llama-cpp-python reports a cut-off tool call as `tool_calls`) or stopped by
+    a refusal or content filter (`content_filter`). Sending it back as a format error would
+    only repeat it; the response rides along as the exception's body, for `stop_reason`.
+    Raised here, the response is not committed to the run, so Pydantic AI does not count its
+    request (its tokens it does): the caller counts it."""
 
     async def after_model_request(
         self,
@@ -186,12 +257,15 @@ class StopEarlyReplies(AbstractCapability[None]):
         request_context: ModelRequestContext,
         response: ModelResponse,
     ) -> ModelResponse:
-        if response.finish_reason not in ("length", "content_filter"):
+        cap = (request_context.model_settings or {}).get("max_tokens")
+        # llama-cpp-python says `tool_calls` of a call its cap cut short: the count tells.
+        full = cap is not None and response.usage.output_tokens >= cap
+        if response.finish_reason not in ("length", "content_filter") and not full:
             return response
         body = ModelMessagesTypeAdapter.dump_json([response]).decode()
-        if response.finish_reason == "length":
-            raise RepliedCutOff("the reply was cut off at the output cap", body=body)
-        raise RepliedFiltered("the provider stopped the reply", body=body)
+        if response.finish_reason == "content_filter":
+            raise RepliedFiltered("the provider stopped the reply", body=body)
+        raise RepliedCutOff("the reply was cut off at the output cap", body=body)
 
 
 _STOP_EARLY = StopEarlyReplies()  # holds no state: one for every run
@@ -321,10 +395,9 @@ class ModelCaller(Generic[OutT]):
         record the try in the run's ledger under `key`, with its output when it replied."""
         if not self.metered:
             return
-        spend = self.prices.spend(self.engine, run.input_tokens, run.output_tokens)
-        budget.charge(calls, run.total_tokens, spend or 0.0)
+        usage = self.prices.usage(self.engine, calls, run.input_tokens, run.output_tokens)
+        budget.charge(calls, run.total_tokens, usage.spend_usd or 0.0)
         if budget.ledger is not None and key is not None:
-            usage = ModelUsage(self.engine, calls, run.input_tokens, run.output_tokens, spend)
             text = None if output is None else self._output.dump_json(output).decode()
             budget.ledger.record(key, self.role, usage, text)
 
@@ -344,18 +417,12 @@ class ModelCaller(Generic[OutT]):
         return self.policy.timeout if left is None else max(min(self.policy.timeout, left), 1.0)
 
     def nothing(self) -> ModelUsage:
-        """The usage of a call that was not needed."""
-        return ModelUsage(engine=self.engine, spend_usd=self.prices.spend(self.engine, 0, 0))
+        """The usage of a call that was not needed (priced at zero, when the model has a price)."""
+        return self.prices.usage(self.engine)
 
     def _usage(self, run: RunUsage, failed_tries: int) -> ModelUsage:
         calls = run.requests + failed_tries
-        return ModelUsage(
-            engine=self.engine,
-            calls=calls,
-            input_tokens=run.input_tokens,
-            output_tokens=run.output_tokens,
-            spend_usd=self.prices.spend(self.engine, run.input_tokens, run.output_tokens),
-        )
+        return self.prices.usage(self.engine, calls, run.input_tokens, run.output_tokens)
 
     def _fail(
         self,
@@ -409,6 +476,7 @@ class ModelCaller(Generic[OutT]):
         for attempt in range(1, self.policy.attempts + 1):
             limits = None
             cap = self.policy.max_output_tokens
+            estimate = estimate_tokens(prompt, self._overhead)
             if self.metered:
                 reserved = self.reserve(prompt, budget)
                 if isinstance(reserved, str):
@@ -452,6 +520,11 @@ class ModelCaller(Generic[OutT]):
                 stopped_here = isinstance(exc, RepliedCutOff | RepliedFiltered)
                 extra = 1 if stopped_here or not run.requests else 0  # sent, not counted
                 failed += extra
+                unreadable = str(exc).startswith(UNREADABLE)
+                if unreadable and not run.input_tokens:
+                    # The provider charged for a reply nobody could read; count what the
+                    # request was estimated to carry, so the budget does not forget it.
+                    run.input_tokens = estimate
                 self._charge(budget, run.requests + extra, run, key)
                 total += run
                 stopped = stop_reason(exc, self.policy, cap)
@@ -459,9 +532,18 @@ class ModelCaller(Generic[OutT]):
                     # Not retried: the same request under the same cap ends the same way.
                     verb = "stopped" if isinstance(exc, OutputTokenLimitExceeded) else "failed"
                     raise self._fail(stopped, total, failed, verb=verb) from exc
+                if unreadable:
+                    # Not the model's output but the server's reply (arguments as an object,
+                    # plain text for JSON, ...): another try gets the same shape back.
+                    raise self._fail(
+                        f"the provider's reply could not be read as its protocol's response "
+                        f"({_first_line(exc)})",
+                        total,
+                        failed,
+                    ) from exc
                 raise self._fail(
                     "the model's output did not match the required format after "
-                    f"{_tries(self.policy.output_retries + 1)}: {_first_line(exc)}",
+                    f"{_tries(max(run.requests + extra, 1))}: {_first_line(exc)}",
                     total,
                     failed,
                 ) from exc

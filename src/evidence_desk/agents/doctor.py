@@ -1,10 +1,11 @@
 """`evidence-desk doctor`: is each agent role ready to run, and if not, what is missing?
 
 For each role it reports the engine, where requests go, whether the key is present (never
-the key itself) and whether the endpoint answers. The endpoint check asks the provider's
-model list through the official SDK (the same client, base URL and key the role would
-use), once per distinct endpoint, with a short timeout and no retries; it sends no prompt
-and spends no tokens. Everything that would stop a run is a problem, in one sentence.
+the key itself), whether the endpoint answers, and the model's price with its source (or
+that it is unpriced). The endpoint check asks the provider's model list through the
+official SDK (the same client, base URL and key the role would use), once per distinct
+endpoint, with a short timeout and no retries; it sends no prompt and spends no tokens.
+Everything that would stop a run is a problem, in one sentence.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..settings import Settings
-from .prices import PriceFileError, PriceTable
+from .prices import PriceFileError, PriceTable, Quote
 from .providers import (
     INSTALL_HINT,
     OFFLINE,
@@ -117,6 +118,18 @@ def probe(spec: EngineSpec, key: str | None, timeout: float = 5.0) -> Probe:
         return Probe(False, f"the provider SDKs are not installed ({INSTALL_HINT})")
 
 
+def price_line(quote: Quote | None) -> str:
+    """A role's price and its source, or that the model is unpriced."""
+    if quote is None:
+        return "unpriced (no price source knows the model): spend will show as unknown"
+    p = quote.price
+    tiers = ", more past a number of input tokens" if quote.tiered else ""
+    return (
+        f"${p.input_per_mtok:g} in / ${p.output_per_mtok:g} out per M tokens{tiers} "
+        f"(from {quote.source})"
+    )
+
+
 def _check_role(
     role: str,
     spec: EngineSpec,
@@ -127,12 +140,7 @@ def _check_role(
 ) -> RoleCheck:
     check = RoleCheck(role, settings.engine_name(role), spec.id, spec.endpoint())
     if prices is not None:
-        price = prices.price(spec.id)
-        check.price = (
-            "not in the price table: spend will show as unknown"
-            if price is None
-            else f"${price.input_per_mtok:g} in / ${price.output_per_mtok:g} out per M tokens"
-        )
+        check.price = price_line(prices.quote(spec.id))
     if spec.provider == OFFLINE:
         check.key, check.reachable = "not needed", "built in"
         return check
@@ -153,7 +161,7 @@ def _check_role(
     if not result.ok:
         check.problems.append(f"The {role}'s endpoint ({check.endpoint}): {result.detail}.")
     elif result.models is not None and spec.model not in result.models:
-        if spec.provider == "openai-compatible":
+        if spec.server.self_hosted and spec.provider != "ollama":
             check.warnings.append(_unlisted(role, spec.model, result.models))
         else:
             check.problems.append(
@@ -164,8 +172,9 @@ def _check_role(
 
 
 def _unlisted(role: str, model: str, listed: Sequence[str]) -> str:
-    """An OpenAI-compatible server that does not list the name: many serve one model under
-    any name, and llama.cpp's server lists its model by file path, so this is no failure."""
+    """A self-hosted server (not Ollama) that does not list the name: many serve one model
+    under any name, and llama.cpp's server lists its model by file path, so this is no
+    failure."""
     names = ", ".join(f"'{m}'" for m in listed[:3]) + (" ..." if len(listed) > 3 else "")
     return (
         f"The {role}'s endpoint does not list the model '{model}' (it lists {names or 'none'}). "
@@ -187,7 +196,9 @@ def diagnose(settings: Settings, timeout: float = 5.0) -> DoctorReport:
     roles: list[RoleCheck] = []
     for role in ROLES:
         try:
-            spec = parse_engine(settings.engine_name(role), role, settings.base_url)
+            spec = parse_engine(
+                settings.engine_name(role), role, settings.base_url, settings.model_output_mode
+            )
         except UnknownEngineError as exc:
             roles.append(RoleCheck(role, settings.engine_name(role), problems=[str(exc)]))
             continue

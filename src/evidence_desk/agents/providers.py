@@ -6,13 +6,31 @@ An engine name is `offline` or `<provider>:<model>[@<base URL>]`:
 * `openai-responses`: OpenAI Responses, key `OPENAI_API_KEY`;
 * `anthropic`: Anthropic Messages, key `ANTHROPIC_API_KEY`;
 * `ollama`: an Ollama server's OpenAI-compatible API (default `http://127.0.0.1:11434/v1`),
-  no key;
-* `openai-compatible`: any OpenAI-compatible server (vLLM, llama.cpp, ...), which needs a
-  base URL; key `EVIDENCE_DESK_API_KEY` if the server wants one.
+  through Pydantic AI's own Ollama model and provider (their profiles per model family);
+* `vllm`: a vLLM server (default `http://127.0.0.1:8000/v1`), through the library's vLLM
+  provider and its profiles;
+* `llamacpp`: llama.cpp's server, or llama-cpp-python's (default `http://127.0.0.1:8080/v1`,
+  llama.cpp's own port; llama-cpp-python listens on 8000);
+* `openai-compatible`: any other OpenAI-compatible server, which needs a base URL.
 
-The base URL comes from the name (`openai-compatible:llama3.1@http://10.0.0.5:8000/v1`), else
-from `EVIDENCE_DESK_BASE_URL` (for `ollama` and `openai-compatible`), else from the SDK's own
-setting (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`), else the provider's public endpoint.
+Self-hosted servers take `EVIDENCE_DESK_API_KEY` if they want a key. The base URL comes from
+the name (`vllm:qwen3-8b@http://10.0.0.5:8000/v1`), else from `EVIDENCE_DESK_BASE_URL` (for
+the self-hosted kinds), else from the SDK's own setting (`OPENAI_BASE_URL`,
+`ANTHROPIC_BASE_URL`), else the kind's default.
+
+**Output modes.** Each kind asks for structured output the way its server honours it
+(`SERVERS`), unless `EVIDENCE_DESK_MODEL_OUTPUT_MODE` says otherwise:
+
+* `tool`: a forced call of the role's one output tool (OpenAI, Anthropic, vLLM, llama.cpp).
+  llama.cpp's `chatml-function-calling` format crashes on `tool_choice: "required"` and
+  accepts a named function, so there the choice names the tool;
+* `native`: the JSON-schema response format (Ollama, which ignores a forced tool choice but
+  constrains its output to a `json_schema` response format);
+* `prompted`: the schema in the instructions and the reply as JSON text, which any chat
+  server accepts (`openai-compatible`, whose server is not known).
+
+Self-hosted kinds send the output cap as `max_tokens`: Ollama and llama.cpp ignore
+`max_completion_tokens`, and every OpenAI-compatible server reads `max_tokens`.
 
 Provider SDKs are imported only when a provider is used; without them, the error names the
 install command. Keys are read here and handed to the SDK client; they never appear in a
@@ -26,31 +44,70 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Literal
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ..errors import DeskError
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
+    from pydantic_ai.models.openai import OpenAIChatModel
 
 OFFLINE: Final = "offline"
 INSTALL_HINT = "pip install 'evidence-desk[providers]'"
 OLLAMA_URL = "http://127.0.0.1:11434/v1"
 
 Provider = Literal[
-    "offline", "openai", "openai-responses", "anthropic", "ollama", "openai-compatible"
+    "offline",
+    "openai",
+    "openai-responses",
+    "anthropic",
+    "ollama",
+    "vllm",
+    "llamacpp",
+    "openai-compatible",
 ]
 PROVIDERS: tuple[Provider, ...] = (
     "openai",
     "openai-responses",
     "anthropic",
     "ollama",
+    "vllm",
+    "llamacpp",
     "openai-compatible",
 )
+OutputMode = Literal["tool", "native", "prompted"]
+OUTPUT_MODES: tuple[OutputMode, ...] = ("tool", "native", "prompted")
+
+
+@dataclass(frozen=True)
+class ServerKind:
+    """What a kind of server honours: its output mode, where it listens by default, and
+    whether a forced tool choice must name the tool."""
+
+    mode: OutputMode
+    self_hosted: bool = False
+    default_url: str = ""
+    named_tool_choice: bool = False
+
+
+SERVERS: dict[Provider, ServerKind] = {
+    "offline": ServerKind("tool"),
+    "openai": ServerKind("tool"),
+    "openai-responses": ServerKind("tool"),
+    "anthropic": ServerKind("tool"),
+    "ollama": ServerKind("native", True, OLLAMA_URL),
+    "vllm": ServerKind("tool", True, "http://127.0.0.1:8000/v1"),
+    "llamacpp": ServerKind("tool", True, "http://127.0.0.1:8080/v1", named_tool_choice=True),
+    "openai-compatible": ServerKind("prompted", True),
+}
 _KEY_ENV: dict[str, str] = {
     "openai": "OPENAI_API_KEY",
     "openai-responses": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
+    "ollama": "EVIDENCE_DESK_API_KEY",
+    "vllm": "EVIDENCE_DESK_API_KEY",
+    "llamacpp": "EVIDENCE_DESK_API_KEY",
     "openai-compatible": "EVIDENCE_DESK_API_KEY",
 }
 _URL_ENV: dict[str, str] = {
@@ -75,6 +132,11 @@ class EngineSpec:
     provider: Provider
     model: str = ""
     base_url: str | None = None
+    output_mode: OutputMode = "tool"
+
+    @property
+    def server(self) -> ServerKind:
+        return SERVERS[self.provider]
 
     @property
     def id(self) -> str:
@@ -101,11 +163,14 @@ class EngineSpec:
         return "the provider's public API"
 
 
-def parse_engine(name: str, role: str, default_base_url: str = "") -> EngineSpec:
-    """The engine called `name` for `role`; one clear sentence when it is not valid."""
+def parse_engine(
+    name: str, role: str, default_base_url: str = "", output_mode: str = "auto"
+) -> EngineSpec:
+    """The engine called `name` for `role`, asking for output in `output_mode` (`auto`: the
+    mode its kind of server honours); one clear sentence when it is not valid."""
     text = name.strip()
     if text.lower() == OFFLINE:
-        return EngineSpec(OFFLINE)
+        return EngineSpec(OFFLINE)  # the offline engine answers by its output tool
     head, sep, rest = text.partition(":")
     provider = next((p for p in PROVIDERS if p == head.strip().lower()), None)
     if not sep or provider is None:
@@ -122,21 +187,30 @@ def parse_engine(name: str, role: str, default_base_url: str = "") -> EngineSpec
         raise UnknownEngineError(
             f"The base URL '{url}' of the {role} engine must start with http:// or https://."
         )
-    if not url and provider in ("ollama", "openai-compatible"):
-        url = default_base_url.strip() or (OLLAMA_URL if provider == "ollama" else "")
-    if provider == "openai-compatible" and not url:
+    server = SERVERS[provider]
+    if not url and server.self_hosted:
+        url = default_base_url.strip() or server.default_url
+    if server.self_hosted and not url:
         raise UnknownEngineError(
             f"The {role} engine '{name}' needs the server's base URL: set "
             "EVIDENCE_DESK_BASE_URL or write it after the model, "
             "e.g. 'openai-compatible:llama3.1@http://127.0.0.1:8000/v1'."
         )
-    return EngineSpec(provider, model, url or None)
+    mode = server.mode if output_mode == "auto" else _mode(output_mode)
+    return EngineSpec(provider, model, url or None, mode)
+
+
+def _mode(name: str) -> OutputMode:
+    for mode in OUTPUT_MODES:
+        if name == mode:
+            return mode
+    raise UnknownEngineError(f"Unknown output mode '{name}'; use auto, tool, native or prompted.")
 
 
 def api_key(spec: EngineSpec, configured: str | None = None) -> str | None:
     """The key for `spec`: `configured` (EVIDENCE_DESK_API_KEY) for self-hosted servers,
     else the provider's own environment variable."""
-    if spec.provider in ("ollama", "openai-compatible"):
+    if spec.server.self_hosted:
         return configured or None
     env = spec.key_env
     return os.environ.get(env) or None if env else None
@@ -151,7 +225,8 @@ def require_key(spec: EngineSpec, role: str, configured: str | None = None) -> N
 
 
 def build_model(spec: EngineSpec, key: str | None) -> Model:
-    """The Pydantic AI model for a provider engine (not for `offline`)."""
+    """The Pydantic AI model for a provider engine (not for `offline`): the library's own
+    model and provider for the kind of server, with its profile for the model family."""
     try:
         if spec.provider == "anthropic":
             from pydantic_ai.models.anthropic import AnthropicModel
@@ -170,8 +245,8 @@ def build_model(spec: EngineSpec, key: str | None) -> Model:
         raise ProviderSetupError(
             f"The provider '{spec.provider}' needs the provider SDKs: {INSTALL_HINT}"
         ) from exc
-    if spec.provider in ("ollama", "openai-compatible"):
-        key = key or "not-needed"  # such servers accept any key; the SDK insists on one
+    if spec.server.self_hosted:
+        return _self_hosted(spec, key or "not-needed")  # the SDK insists on some key
     provider = OpenAIProvider(base_url=spec.base_url, api_key=key)
     if spec.provider == "openai-responses":
         # The Responses API stores every request (archive passages included) unless told not
@@ -180,3 +255,55 @@ def build_model(spec: EngineSpec, key: str | None) -> Model:
             spec.model, provider=provider, settings=OpenAIResponsesModelSettings(openai_store=False)
         )
     return OpenAIChatModel(spec.model, provider=provider)
+
+
+def _self_hosted(spec: EngineSpec, key: str) -> Model:
+    """A self-hosted server's model. Over the library's profile: the cap goes as
+    `max_tokens`; `native` is allowed where it was asked for (the operator says the server
+    honours a `json_schema` response format); an unknown server gets no `json_object`
+    response format with prompted JSON (not every server knows it)."""
+    from pydantic_ai.models.ollama import OllamaModel
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.profiles import merge_profile
+    from pydantic_ai.profiles.openai import OpenAIModelProfile
+    from pydantic_ai.providers.ollama import OllamaProvider
+    from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
+    from pydantic_ai.providers.vllm import VLLMProvider
+
+    over = OpenAIModelProfile(openai_chat_supports_max_completion_tokens=False)
+    if spec.output_mode == "native":
+        over = OpenAIModelProfile(**over, supports_json_schema_output=True)
+    if spec.provider == "openai-compatible":
+        over = OpenAIModelProfile(**over, supports_json_object_output=False)
+    url = spec.base_url
+    if spec.provider == "ollama":
+        ollama = OllamaProvider(base_url=url, api_key=key)
+        profile = merge_profile(ollama.model_profile(spec.model), over)
+        return OllamaModel(spec.model, provider=ollama, profile=profile)
+    if spec.provider == "vllm":
+        vllm = VLLMProvider(base_url=url, api_key=key)
+        profile = merge_profile(vllm.model_profile(spec.model), over)
+        return OpenAIChatModel(spec.model, provider=vllm, profile=profile)
+    assert url is not None  # parse_engine gives every self-hosted kind a base URL
+    compatible = OpenAICompatibleProvider(spec.provider, base_url=url, api_key=key, profile=over)
+    if spec.provider == "llamacpp":
+        return _llamacpp_model()(spec.model, provider=compatible)
+    return OpenAIChatModel(spec.model, provider=compatible)
+
+
+@cache
+def _llamacpp_model() -> type[OpenAIChatModel]:
+    """The Chat model for llama-cpp-python's server, whose request schema wants every
+    assistant message's `content` to be a string: a tool call sent back with a retry has
+    `content: null`, which that server answers with an HTTP 500. Here it goes as ""."""
+    from pydantic_ai.models.openai import OpenAIChatModel
+
+    class LlamaCppChatModel(OpenAIChatModel):
+        class _MapModelResponseContext(OpenAIChatModel._MapModelResponseContext):
+            def _into_message_param(self) -> Any:
+                message = super()._into_message_param()
+                if message is not None and message.get("content") is None:
+                    message["content"] = ""
+                return message
+
+    return LlamaCppChatModel

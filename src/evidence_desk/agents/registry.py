@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 import weakref
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic_ai.models import Model
 
@@ -64,7 +65,10 @@ class Agents:
 
 def role_specs(settings: Settings) -> dict[str, EngineSpec]:
     """The parsed engine of each role; `UnknownEngineError` names the bad setting."""
-    return {r: parse_engine(settings.engine_name(r), r, settings.base_url) for r in ROLES}
+    return {
+        r: parse_engine(settings.engine_name(r), r, settings.base_url, settings.model_output_mode)
+        for r in ROLES
+    }
 
 
 def call_policy(settings: Settings) -> CallPolicy:
@@ -123,8 +127,29 @@ def resolve(settings: Settings, embedder: Embedder) -> Agents:
             models[role] = offline_engine(embedder, settings.relative_date_reach_days).model()
         else:
             models[role] = build_model(spec, api_key(spec, key))
+            require_mode(spec, models[role], role)
+
+    def how(role: str) -> dict[str, Any]:
+        spec = specs[role]
+        return {"mode": spec.output_mode, "named_tool_choice": spec.server.named_tool_choice}
+
     return Agents(
-        planner=AgentPlanner(specs["planner"].id, models["planner"], policy, prices),
-        answerer=AgentAnswerer(specs["answerer"].id, models["answerer"], policy, prices),
-        auditor=AgentAuditor(specs["auditor"].id, models["auditor"], policy, prices),
+        planner=AgentPlanner(
+            specs["planner"].id, models["planner"], policy, prices, **how("planner")
+        ),
+        answerer=AgentAnswerer(
+            specs["answerer"].id, models["answerer"], policy, prices, **how("answerer")
+        ),
+        auditor=AgentAuditor(
+            specs["auditor"].id, models["auditor"], policy, prices, **how("auditor")
+        ),
     )
+
+
+def require_mode(spec: EngineSpec, model: Model, role: str) -> None:
+    """Fail before any work when `model` cannot give output in its engine's mode."""
+    if spec.output_mode == "native" and not model.profile.get("supports_json_schema_output", False):
+        raise ProviderSetupError(
+            f"The {role} uses {spec.id}, which cannot return output in a JSON-schema "
+            "response format; set EVIDENCE_DESK_MODEL_OUTPUT_MODE to auto, tool or prompted."
+        )

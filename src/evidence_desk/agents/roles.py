@@ -6,7 +6,11 @@ The offline engine and every provider go through exactly this code; only the mod
 The structured request rides along in a context variable for the offline model
 (`offline/model.py`); providers ignore it.
 
-Agents have no function tools: the output tool is the only tool a model is offered.
+Agents have no function tools: the output tool is the only tool a model is offered. How the
+output is asked for is the engine's output mode (`providers.OutputMode`): the output tool,
+forced (`tool`; named in `tool_choice` where the server needs it named), the JSON-schema
+response format (`native`), or JSON text to the schema in the instructions (`prompted`). The
+instructions' last line says which (`prompts.instructions`).
 
 A model that reasons by default (its Pydantic AI profile says `thinking_enabled_by_default`
 or `thinking_always_enabled`: OpenAI's o-series and GPT-5, Claude Sonnet 5, ...) is asked
@@ -24,7 +28,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import ClassVar, Generic, TypeVar
 
-from pydantic_ai import Agent, ToolOutput
+from pydantic_ai import Agent, NativeOutput, PromptedOutput, ToolOutput
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings, ThinkingLevel
 
@@ -36,6 +40,7 @@ from .offline.model import AnswerRequest, AuditRequest, PlanRequest, structured_
 from .offline.planner import OfflinePlanner
 from .outputs import AnswerOut, AuditOut, PlanOut, anchor_plan, to_audits, to_draft, to_plan
 from .prices import PriceTable
+from .providers import OutputMode
 
 OutT = TypeVar("OutT")
 
@@ -90,17 +95,35 @@ class _Role(Generic[OutT]):
 
     role: ClassVar[str]
     tool: ClassVar[str]
-    instructions: ClassVar[str]
+    task: ClassVar[str]
     output: type[OutT]
 
-    def __init__(self, engine: str, model: Model, policy: CallPolicy, prices: PriceTable) -> None:
+    def __init__(
+        self,
+        engine: str,
+        model: Model,
+        policy: CallPolicy,
+        prices: PriceTable,
+        *,
+        mode: OutputMode = "tool",
+        named_tool_choice: bool = False,
+    ) -> None:
+        """`mode`: how the output is asked for; `named_tool_choice`: a forced tool call
+        names the tool (a server that refuses `tool_choice: "required"`)."""
         self.engine_id = engine
+        self.mode = mode
+        self.instructions = prompts.instructions(self.task, mode)
         settings, reasons = reasoning_settings(model, policy.reasoning_effort)
         if reasons:
             policy = replace(
                 policy, max_output_tokens=policy.reasoning_max_output_tokens, reasons=True
             )
         self.policy = policy
+        if mode == "tool" and named_tool_choice:
+            # Sent over the library's own `tool_choice: "required"` (the SDK merges the
+            # extra body last): the same forcing, written as the one tool's name.
+            named = {"type": "function", "function": {"name": self.tool}}
+            settings["extra_body"] = {"tool_choice": named}
         settings = ModelSettings(
             **settings,
             max_tokens=policy.max_output_tokens,
@@ -111,7 +134,7 @@ class _Role(Generic[OutT]):
         )
         agent: Agent[None, OutT] = Agent(
             model,
-            output_type=ToolOutput(self.output, name=self.tool),
+            output_type=self._output_spec(mode),
             instructions=self.instructions,
             model_settings=settings,
             retries=policy.output_retries,
@@ -122,17 +145,39 @@ class _Role(Generic[OutT]):
             self.role, engine, agent, self.output, policy, prices, overhead=overhead
         )
 
+    def _output_spec(
+        self, mode: OutputMode
+    ) -> ToolOutput[OutT] | NativeOutput[OutT] | PromptedOutput[OutT]:
+        if mode == "native":
+            # The template is used only where the library's profile says the model needs
+            # the schema in its instructions as well (vLLM's Qwen, ...).
+            return NativeOutput(self.output, name=self.tool, template=prompts.PROMPTED_TEMPLATE)
+        if mode == "prompted":
+            return PromptedOutput(self.output, name=self.tool, template=prompts.PROMPTED_TEMPLATE)
+        return ToolOutput(self.output, name=self.tool)
+
 
 class AgentPlanner(_Role[PlanOut]):
     """The planner role, held to what code reads in the question (`outputs.anchor_plan`)."""
 
     role = "planner"
     tool = "submit_plan"
-    instructions = prompts.PLANNER_INSTRUCTIONS
+    task = prompts.PLANNER_TASK
     output = PlanOut
 
-    def __init__(self, engine: str, model: Model, policy: CallPolicy, prices: PriceTable) -> None:
-        super().__init__(engine, model, policy, prices)
+    def __init__(
+        self,
+        engine: str,
+        model: Model,
+        policy: CallPolicy,
+        prices: PriceTable,
+        *,
+        mode: OutputMode = "tool",
+        named_tool_choice: bool = False,
+    ) -> None:
+        super().__init__(
+            engine, model, policy, prices, mode=mode, named_tool_choice=named_tool_choice
+        )
         self._rules = OfflinePlanner()  # what code reads in the question
 
     def plan(self, question: str, profile: ArchiveProfile, budget: RunBudget) -> Advice[Plan]:
@@ -149,7 +194,7 @@ class AgentAnswerer(_Role[AnswerOut]):
 
     role = "answerer"
     tool = "submit_answer"
-    instructions = prompts.ANSWERER_INSTRUCTIONS
+    task = prompts.ANSWERER_TASK
     output = AnswerOut
 
     def answer(
@@ -166,7 +211,7 @@ class AgentAuditor(_Role[AuditOut]):
 
     role = "auditor"
     tool = "submit_audit"
-    instructions = prompts.AUDITOR_INSTRUCTIONS
+    task = prompts.AUDITOR_TASK
     output = AuditOut
 
     def audit(

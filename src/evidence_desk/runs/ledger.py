@@ -35,6 +35,7 @@ def _usage(call: StoredCall) -> ModelUsage:
         input_tokens=call.input_tokens,
         output_tokens=call.output_tokens,
         spend_usd=call.spend_usd,
+        price_source=call.price_source,
     )
 
 
@@ -88,6 +89,7 @@ class StoredLedger:
             output_tokens=usage.output_tokens,
             spend_usd=usage.spend_usd,
             output=output,
+            price_source=usage.price_source,
         )
         self.runs.record_call(self.run_id, self.owner, call)
         if self.on_recorded is not None:

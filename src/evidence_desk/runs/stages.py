@@ -30,6 +30,7 @@ from ..agents.base import (
     ModelUsage,
     Planner,
     RunBudget,
+    split_price_sources,
 )
 from ..agents.offline.docdates import relative_windows
 from ..clock import Clock, iso_us, system_clock
@@ -440,6 +441,7 @@ def record_of(name: str, started: str, ms: float, step: Step) -> StageRecord:
         output_tokens=u.output_tokens if u else 0,
         engine=u.engine if u else None,
         estimated_spend_usd=spend,
+        price_source=u.price_source if u else None,
         error=step.error,
     )
 
@@ -500,6 +502,7 @@ def receipt_of(state: RunState, engine: EngineIds, policy: GatePolicy) -> Receip
             active_seconds=round(active, 4),
             estimated_spend_usd=round(sum(s.estimated_spend_usd or 0.0 for s in stages), 6),
             unpriced_engines=unpriced,
+            price_sources=split_price_sources(*(s.price_source for s in stages)),
         ),
         failure=state.failure,
         searches=list(state.searches or ()),

@@ -170,6 +170,13 @@ def m005_run_calls(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m006_run_call_price_source(db: sqlite3.Connection) -> None:
+    # Where each try's price came from (`agents/prices.py`), so a reply read back from the
+    # ledger keeps the source its spend was priced from; NULL for tries recorded before.
+    db.execute("ALTER TABLE run_calls ADD COLUMN price_source TEXT")
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every pending migration in order; returns the names applied now.
 

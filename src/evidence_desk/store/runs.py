@@ -6,9 +6,9 @@ and its `StageRecord`, as JSON — written in the same transaction that moves `n
 so a stage's output is committed before the next stage starts and a crash loses at most the
 stage in flight. Events (run opened, stage started and ended with latency, calls, tokens and
 spend, run finished) are appended as they happen; `events_after` replays them from any point.
-The run's ledger (`run_calls`) holds one row per model try as it returns, with its usage and
-cost, and a reply's output under the call's key (`runs/ledger.py`): the spend record, and
-what spares a re-run stage a second request.
+The run's ledger (`run_calls`) holds one row per model try as it returns, with its usage,
+cost and price source, and a reply's output under the call's key (`runs/ledger.py`): the
+spend record, and what spares a re-run stage a second request.
 
 A run is worked on under a lease: `lease_owner` and `lease_expires` (ISO UTC). Taking the
 lease succeeds only when it is free, expired, held by the same owner, or held by a process of
@@ -404,10 +404,12 @@ class StoredCall:
     output_tokens: int
     spend_usd: float | None
     output: str | None = None
+    price_source: str | None = None  # where `spend_usd`'s price came from (None: unpriced)
 
 
 _CALL_COLUMNS = (
-    "call_key, role, engine, outcome, requests, input_tokens, output_tokens, spend_usd, output"
+    "call_key, role, engine, outcome, requests, input_tokens, output_tokens, spend_usd, output, "
+    "price_source"
 )
 
 
@@ -422,7 +424,7 @@ def record_call(
     ).fetchone()[0]
     db.execute(
         f"INSERT INTO run_calls (run_id, seq, at, {_CALL_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             run_id,
             seq,
@@ -436,6 +438,7 @@ def record_call(
             call.output_tokens,
             call.spend_usd,
             call.output,
+            call.price_source,
         ),
     )
 

@@ -2,26 +2,81 @@
 Messages protocols, so provider tests run against the real SDKs and Pydantic AI with no network.
 
 A test scripts what the "model" answers with `Reply` values; `FakeProvider` serves them one per
-request and records every request it receives as a `Captured`.
+request and records every request it receives as a `Captured` (with the time it arrived, so a
+test can measure how long a client waited between tries).
+
+How the output is answered: `Reply.output` calls the request's output tool, or, when the
+request offers no tools or asks for a structured response format (Pydantic AI's
+`NativeOutput`: Chat `response_format` `json_schema`, Responses `text.format` `json_schema`,
+Anthropic `output_config.format`; `PromptedOutput`: no tools, the schema in the instructions,
+perhaps with a `json_object` format), writes the arguments as the reply's JSON text (for
+Responses an `output_text` item).
 
 Token usage reported to clients, unless a reply overrides it with `usage=(input, output)`:
 input = ceil(bytes of the raw request body / 4); output = ceil(characters the model wrote / 4),
-where what it wrote is the tool call's JSON arguments string (`json.dumps(args)`, or the
-verbatim string of `raw_arguments`) or the text of a text reply, plus its reasoning tokens
+where what it wrote is the tool calls' JSON arguments (`json.dumps(args)`, or the verbatim
+string of `raw_arguments`) or the text of a text reply, plus its reasoning tokens
 (ceil(characters of `reasoning` / 4) unless given), as the real APIs count them. A reply cut
-off at the cap reports the request's whole cap as its output. `cached_tokens` of the input
-are reported as read from the prompt cache (OpenAI: `cached_tokens` within the prompt
-tokens; Anthropic: `cache_read_input_tokens` beside the rest).
+off at the cap reports the request's whole cap as its output. Of the input, `cached_tokens`
+are reported as read from the prompt cache and `cache_write_tokens` as written to it (OpenAI:
+`cached_tokens` and `cache_write_tokens` within the prompt tokens; Anthropic:
+`cache_read_input_tokens` and `cache_creation_input_tokens` beside the rest), and reasoning
+tokens within the output (Chat and Responses `reasoning_tokens`, Anthropic
+`output_tokens_details.thinking_tokens`).
 
-The unhappy paths each protocol really has: a turn cut off at the output cap
-(`Reply.truncated`: Chat `finish_reason: length`, Responses `status: incomplete` with
-`incomplete_details.reason: max_output_tokens`, Anthropic `stop_reason: max_tokens`, with
-the tool call's arguments cut short), a refusal (`Reply.refusal`: Chat `message.refusal`,
-a Responses `refusal` content item, Anthropic `stop_reason: refusal`), a content filter
-(`Reply.content_filter`: Chat `finish_reason: content_filter`, Responses
-`incomplete_details.reason: content_filter`; Anthropic has none), and reasoning before the
-answer (`reasoning=`: Chat `reasoning_content` as DeepSeek and vLLM send it, a Responses
-`reasoning` item with a summary, an Anthropic `thinking` block with a signature).
+The unhappy paths each protocol really has, each in its own wire shape:
+
+* a turn cut off at the output cap (`Reply.truncated`: Chat `finish_reason: length`,
+  Responses `status: incomplete` with `incomplete_details.reason: max_output_tokens`,
+  Anthropic `stop_reason: max_tokens`, with the tool call's arguments or the JSON text cut
+  short);
+* a refusal (`Reply.refusal`: Chat `message.refusal`, a Responses `refusal` content item,
+  Anthropic `stop_reason: refusal`) and a content filter (`Reply.content_filter`: Chat
+  `finish_reason: content_filter`, Responses `incomplete_details.reason: content_filter`;
+  Anthropic has none);
+* reasoning before the answer (`reasoning=`: Chat `reasoning_content` as DeepSeek and vLLM
+  send it, a Responses `reasoning` item with a summary, an Anthropic `thinking` block with a
+  signature);
+* several tool calls in one turn (`Reply.several`: Chat `tool_calls`, Responses
+  `function_call` items, Anthropic `tool_use` blocks, in the order given), and tool
+  arguments as a JSON object instead of a string (`object_arguments=True`, Chat only, as
+  some OpenAI-compatible servers send them);
+* quota used up (`Reply.quota_exceeded`: OpenAI 429 `insufficient_quota`, which is not a
+  rate limit; Anthropic 400 "Your credit balance is too low", or `Reply.error(402)` for its
+  `billing_error`);
+* the context window exceeded (`Reply.context_exceeded`: OpenAI 400
+  `context_length_exceeded`, Anthropic 400 "prompt is too long: N tokens > M maximum");
+* an unknown model (`Reply.unknown_model`: OpenAI 404 `model_not_found`, Anthropic 404
+  `not_found_error` "model: NAME");
+* a rate limit with the headers that say how long to wait (`Reply.rate_limited`: OpenAI
+  `retry-after-ms`, `retry-after` and `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`
+  with Go durations such as `6m0s`, `1s`, `20ms`; Anthropic `retry-after` in whole seconds
+  and `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,
+  reset}` with RFC 3339 reset times);
+* any other HTTP error in the provider's error shape (`Reply.error`: 500, 503, 529, ...)
+  and a hang past the client's timeout (`Reply.hang`).
+
+`FakeProvider(..., validate=True)` also rejects, as the real APIs do, a request that breaks
+one of `RULES`, with a 400 in the provider's own error shape whose message starts with the
+rule's name; it is recorded in `rejected` and uses no scripted reply:
+
+* `strict_schema`: a tool or `json_schema` response format with `strict: true` (Anthropic:
+  a `strict` tool or any `output_config.format`) whose schema is not strict-compatible: every
+  object schema, at any depth (`properties`, `$defs`, `items`, `anyOf`, ...), needs
+  `additionalProperties: false`, and on OpenAI every property listed in `required`;
+* `no_sampling_when_reasoning`: `temperature` or `top_p` other than 1 sent to an OpenAI
+  model while it reasons (the o1/o3/o4 series; the GPT-5 family but `gpt-5-chat`, and a
+  GPT-5.1 to 5.4 mainline model only when `reasoning_effort` is not `none`, their default);
+* `max_completion_tokens_when_reasoning`: `max_tokens` sent on Chat to such a model;
+* `max_tokens_required`: an Anthropic request without `max_tokens`;
+* `no_forced_tool_when_thinking`: an Anthropic `tool_choice` of type `any` or `tool` while
+  thinking is on (`thinking` of type `enabled` or `adaptive`, or a model that thinks by
+  default and is not told `disabled`);
+* `temperature_1_when_thinking`: an Anthropic `temperature` other than 1 while thinking;
+* `tool_choice_names_an_offered_tool`: a `tool_choice` naming a tool the request does not
+  offer;
+* `tool_choice_needs_tools`: a forced `tool_choice` (`"required"`, Anthropic `any`, or a
+  named tool) in a request that offers no tools.
 """
 
 from __future__ import annotations
@@ -29,19 +84,23 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 Protocol = Literal["chat", "responses", "anthropic"]
-_ReplyKind = Literal["tool", "text", "raw", "error", "hang"]
+_ReplyKind = Literal["tool", "text", "raw", "several", "error", "hang"]
 # How the turn ended: finished, cut off at the output cap, refused, or filtered.
 _Stop = Literal["complete", "cut_off", "refused", "filtered"]
+# The errors whose wire shape differs by protocol (status, type, code, message, headers).
+_Problem = Literal["quota", "context", "unknown_model", "rate_limit"]
 
 # The endpoint each protocol scripts; every other path is answered with a 404.
 _ENDPOINTS: dict[str, str] = {
@@ -71,6 +130,29 @@ _ANTHROPIC_ERRORS: dict[int, str] = {
     529: "overloaded_error",
 }
 
+_OPENAI_QUOTA = (
+    "You exceeded your current quota, please check your plan and billing details. For more "
+    "information on this error, read the docs: "
+    "https://platform.openai.com/docs/guides/error-codes/api-errors."
+)
+_ANTHROPIC_CREDIT = (
+    "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing "
+    "to upgrade or purchase credits."
+)
+
+# The rate limits each protocol reports in headers, and the size the fake gives each.
+_RATE_LIMITS: dict[str, tuple[str, ...]] = {
+    "chat": ("requests", "tokens"),
+    "responses": ("requests", "tokens"),
+    "anthropic": ("requests", "tokens", "input-tokens", "output-tokens"),
+}
+_LIMIT_SIZES = {
+    "requests": 500,
+    "tokens": 200_000,
+    "input-tokens": 160_000,
+    "output-tokens": 40_000,
+}
+
 # Pydantic AI streams an Anthropic request whose default max_tokens is the model's large output
 # limit (e.g. 64000 for claude-haiku-4-5), even from `run_sync`; a small max_tokens avoids that.
 _STREAMING_REFUSED = (
@@ -80,6 +162,16 @@ _STREAMING_REFUSED = (
 
 # pydantic-ai names its output tools `final_result` or `final_result_<Type>`.
 _OUTPUT_TOOL_PREFIX = "final_result"
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """What a scripted 429 says about waiting: `retry_after` seconds, and for each limit named
+    in `resets` the seconds until it resets; the limits in `exhausted` report none left."""
+
+    retry_after: float | None = None
+    resets: Mapping[str, float] = field(default_factory=dict)
+    exhausted: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -100,6 +192,12 @@ class Reply:
     reasoning: str = ""
     reasoning_tokens: int | None = None
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    object_arguments: bool = False
+    parts: tuple[Reply, ...] = ()
+    problem: _Problem | None = None
+    context: tuple[int, int] = (0, 0)  # a context overflow's (prompt tokens, window)
+    rate: RateLimit | None = None
 
     @staticmethod
     def output(
@@ -109,11 +207,16 @@ class Reply:
         reasoning: str = "",
         reasoning_tokens: int | None = None,
         cached_tokens: int = 0,
+        cache_write_tokens: int = 0,
+        object_arguments: bool = False,
     ) -> Reply:
-        """Call the request's output tool with `args`, after thinking `reasoning` if given.
+        """Answer the request's output with `args`, after thinking `reasoning` if given.
 
         The output tool is the first offered tool whose name starts with `final_result`
-        (pydantic-ai's output tools), or else the first tool in the request.
+        (pydantic-ai's output tools), or else the first tool in the request. A request that
+        offers no tools or asks for a structured response format (`NativeOutput`,
+        `PromptedOutput`) gets `args` as the reply's JSON text instead. `object_arguments`:
+        send the tool call's arguments as a JSON object, not a string (Chat only).
         """
         return Reply(
             "tool",
@@ -122,6 +225,8 @@ class Reply:
             reasoning=reasoning,
             reasoning_tokens=reasoning_tokens,
             cached_tokens=cached_tokens,
+            cache_write_tokens=cache_write_tokens,
+            object_arguments=object_arguments,
         )
 
     @staticmethod
@@ -133,7 +238,8 @@ class Reply:
     ) -> Reply:
         """A turn cut off at the request's output cap: the output tool call with the first
         half of its JSON arguments (Anthropic, whose `input` is an object: only the keys
-        before the cut), or with no `args` no call at all (the cap spent on `reasoning`)."""
+        before the cut), or the first half of the JSON text where `output` would answer in
+        text; with no `args` no answer at all (the cap spent on `reasoning`)."""
         kind: _ReplyKind = "text" if args is None else "tool"
         return Reply(
             kind,
@@ -157,10 +263,25 @@ class Reply:
 
     @staticmethod
     def tool_call(
-        name: str, args: Mapping[str, Any], *, usage: tuple[int, int] | None = None
+        name: str,
+        args: Mapping[str, Any],
+        *,
+        usage: tuple[int, int] | None = None,
+        object_arguments: bool = False,
     ) -> Reply:
-        """Call the tool `name`, offered or not."""
-        return Reply("tool", tool_name=name, args=dict(args), usage=usage)
+        """Call the tool `name`, offered or not (`object_arguments` as in `output`)."""
+        return Reply(
+            "tool", tool_name=name, args=dict(args), usage=usage, object_arguments=object_arguments
+        )
+
+    @staticmethod
+    def several(*calls: Reply, usage: tuple[int, int] | None = None) -> Reply:
+        """One turn with several tool calls, in this order: each an `output`, `tool_call` or
+        (not on Anthropic) `raw_arguments` reply. Their usage and reasoning are ignored."""
+        for call in calls:
+            if call.kind not in ("tool", "raw") or call.stop != "complete":
+                raise ValueError(f"Reply.several takes tool calls, not a {call.kind!r} reply")
+        return Reply("several", parts=tuple(calls), usage=usage)
 
     @staticmethod
     def text(content: str, *, usage: tuple[int, int] | None = None) -> Reply:
@@ -183,6 +304,41 @@ class Reply:
         return Reply("error", status=status, message=message, headers=dict(headers or {}))
 
     @staticmethod
+    def quota_exceeded() -> Reply:
+        """The account's quota or credit is used up: OpenAI's 429 `insufficient_quota` (not a
+        rate limit: waiting does not help), Anthropic's 400 "credit balance is too low"."""
+        return Reply("error", problem="quota")
+
+    @staticmethod
+    def context_exceeded(tokens: int = 210_000, maximum: int = 200_000) -> Reply:
+        """The prompt of `tokens` tokens is longer than the model's window of `maximum`:
+        OpenAI's 400 `context_length_exceeded`, Anthropic's 400 "prompt is too long"."""
+        return Reply("error", problem="context", context=(tokens, maximum))
+
+    @staticmethod
+    def unknown_model() -> Reply:
+        """The provider knows no model by the request's name: OpenAI's 404
+        `model_not_found`, Anthropic's 404 `not_found_error`."""
+        return Reply("error", problem="unknown_model")
+
+    @staticmethod
+    def rate_limited(
+        retry_after: float | None = None,
+        *,
+        resets: Mapping[str, float] | None = None,
+        exhausted: Sequence[str] | None = None,
+    ) -> Reply:
+        """A 429 rate limit. `retry_after` seconds: OpenAI sends them as `retry-after-ms` and
+        as `retry-after` rounded up to whole seconds, Anthropic as `retry-after` alone.
+        `resets`: the seconds until each limit resets (OpenAI: `requests`, `tokens`; Anthropic
+        also `input-tokens`, `output-tokens`), as OpenAI's durations or Anthropic's RFC 3339
+        times (whole seconds, rounded up); the limits in `exhausted` (all of them unless
+        given) report none remaining, the others half."""
+        named = dict(resets or {})
+        used_up = tuple(named if exhausted is None else exhausted)
+        return Reply("error", problem="rate_limit", rate=RateLimit(retry_after, named, used_up))
+
+    @staticmethod
     def hang(seconds: float, then: Reply | None = None) -> Reply:
         """Wait `seconds` (to trip client timeouts), then answer `then`, or a 500 without it."""
         return Reply("hang", seconds=seconds, then=then)
@@ -193,11 +349,22 @@ Script = Sequence[Reply] | Callable[[dict[str, Any], int], Reply]
 
 @dataclass(frozen=True)
 class Captured:
-    """One request the server received; header names are lower-cased."""
+    """One request the server received; header names are lower-cased, `at` is when it
+    arrived (`time.monotonic()`)."""
 
     method: str
     path: str
     headers: dict[str, str]
+    body: dict[str, Any]
+    at: float = 0.0
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A request the validating server refused: the rule it broke and the message it sent."""
+
+    rule: str
+    message: str
     body: dict[str, Any]
 
 
@@ -218,7 +385,9 @@ class FakeProvider:
     `script` is either a list of replies, used one per scripted request (a 500 with the message
     "script exhausted" once they run out), or a callable given (request body, request index).
     Only POSTs to the protocol's endpoint without `"stream": true` consume the script, and the
-    index counts those requests from 0. Every request is recorded in `requests`.
+    index counts those requests from 0. Every request is recorded in `requests`. With
+    `validate`, a request that breaks one of `RULES` is answered with a 400 instead (see the
+    module docstring), recorded in `rejected`, and uses no reply.
     """
 
     def __init__(
@@ -228,13 +397,16 @@ class FakeProvider:
         *,
         models: Sequence[str] = ("fake-model",),
         models_error: int | None = None,
+        validate: bool = False,
     ) -> None:
         if protocol not in _ENDPOINTS:
             raise ValueError(f"unknown protocol {protocol!r}; expected one of {list(_ENDPOINTS)}")
         self.protocol: Protocol = protocol
         self.models = list(models)
         self.models_error = models_error  # answer GETs (the model list) with this HTTP error
+        self.validate = validate
         self.requests: list[Captured] = []
+        self.rejected: list[Rejection] = []
         self._script = script if callable(script) else list(script)
         self._lock = threading.Lock()
         self._scripted = 0
@@ -289,13 +461,14 @@ class FakeProvider:
 
     def _handle(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> _Response:
         """Record one request and build its response."""
+        arrived = time.monotonic()
         try:
             parsed = json.loads(raw) if raw else {}
         except ValueError:
             parsed = None
         body: dict[str, Any] = parsed if isinstance(parsed, dict) else {}
         with self._lock:
-            self.requests.append(Captured(method, path, headers, body))
+            self.requests.append(Captured(method, path, headers, body, arrived))
         route = path.split("?", 1)[0]
         if method == "GET":
             if self.models_error is not None:
@@ -305,6 +478,14 @@ class FakeProvider:
             return self._error(404, f"Unknown request URL: {method} {route}")
         if not isinstance(parsed, dict):
             return self._error(400, "The request body is not a JSON object.")
+        broken = _broken_rule(self.protocol, body) if self.validate else None
+        if broken is not None:
+            rule, why = broken
+            with self._lock:
+                self.rejected.append(Rejection(rule.name, why, body))
+            return self._error(
+                400, f"{rule.name}: {why}", shape=("invalid_request_error", rule.code)
+            )
         if body.get("stream") is True:
             return self._error(400, _STREAMING_REFUSED)
         try:
@@ -328,9 +509,9 @@ class FakeProvider:
             # Stopping the server ends a hang early so the test does not wait for it.
             self._stopping.wait(reply.seconds)
             return self._answer(reply.then or Reply.error(500, "hang ended"), body, body_size)
-        if reply.kind == "error":
-            return self._error(reply.status, reply.message, reply.headers)
         try:
+            if reply.kind == "error":
+                return self._problem(reply, body)
             payload, written = self._completion(reply, body)
         except _ScriptError as exc:
             return self._error(500, str(exc))
@@ -345,44 +526,111 @@ class FakeProvider:
             tokens = (_tokens(body_size), _cap(body) or _tokens(len(written)) + reasoning)
         else:
             tokens = (_tokens(body_size), _tokens(len(written)) + reasoning)
-        usage = _Usage(tokens[0], tokens[1], reasoning, min(reply.cached_tokens, tokens[0]))
+        cached = min(reply.cached_tokens, tokens[0])
+        usage = _Usage(
+            tokens[0],
+            tokens[1],
+            reasoning,
+            cached,
+            min(reply.cache_write_tokens, tokens[0] - cached),
+        )
         build = {"chat": _chat_body, "responses": _responses_body, "anthropic": _anthropic_body}
         return _Response(200, build[self.protocol](self, body, payload, usage))
 
     def _completion(self, reply: Reply, body: dict[str, Any]) -> tuple[_Turn, str]:
-        """What the model says: a tool call or text, and the characters it wrote."""
+        """What the model says: tool calls or text, and the characters it wrote."""
         if reply.stop == "filtered" and self.protocol == "anthropic":
             raise _ScriptError("Anthropic has no content-filter stop; use Reply.refusal")
         extra: dict[str, Any] = {"stop": reply.stop, "reasoning": reply.reasoning}
+        if reply.kind == "several":
+            calls = tuple(self._call(part, body) for part in reply.parts)
+            return _Turn(calls=calls, **extra), "".join(c.arguments for c in calls)
         if reply.kind == "text" or (reply.kind == "raw" and self.protocol == "anthropic"):
             text = reply.content if reply.content or reply.stop != "cut_off" else None
             return _Turn(text=text, **extra), reply.content
+        if (
+            reply.kind == "tool"
+            and reply.tool_name is None
+            and _answers_in_text(self.protocol, body)
+        ):
+            text = json.dumps(reply.args)
+            if reply.stop == "cut_off":
+                text = text[: len(text) // 2]
+            return _Turn(text=text, **extra), text
+        call = self._call(reply, body)
+        return _Turn(calls=(call,), **extra), call.arguments
+
+    def _call(self, reply: Reply, body: dict[str, Any]) -> _Call:
+        """One tool call: to the tool `reply` names, or the request's output tool."""
         name = reply.tool_name or self._output_tool(body)
         if reply.kind == "raw":
-            return _Turn(tool=name, arguments=reply.content, **extra), reply.content
+            if self.protocol == "anthropic":
+                raise _ScriptError("Anthropic's tool_use input must be an object, not a string")
+            return _Call(name, reply.content)
+        if reply.object_arguments and self.protocol != "chat":
+            raise _ScriptError("object_arguments is a Chat Completions variant")
         arguments = json.dumps(reply.args)
         args = dict(reply.args or {})
         if reply.stop == "cut_off":
             arguments = arguments[: len(arguments) // 2]
             args = dict(list(args.items())[: len(args) // 2])  # the keys before the cut
-        return _Turn(tool=name, arguments=arguments, args=args, **extra), arguments
+        return _Call(name, arguments, args, reply.object_arguments)
 
     def _output_tool(self, body: dict[str, Any]) -> str:
-        names: list[str] = []
-        for tool in body.get("tools") or []:
-            # Chat nests the name under "function"; Responses and Anthropic do not.
-            spec = tool.get("function", tool) if isinstance(tool, dict) else {}
-            if isinstance(spec, dict) and isinstance(spec.get("name"), str):
-                names.append(spec["name"])
+        names = _tool_names(body)
         if not names:
-            raise _ScriptError("Reply.output needs a request that offers a tool; it offered none")
+            raise _ScriptError("a tool call needs a request that offers a tool; it offered none")
         return next((n for n in names if n.startswith(_OUTPUT_TOOL_PREFIX)), names[0])
 
+    def _problem(self, reply: Reply, body: dict[str, Any]) -> _Response:
+        """An error reply, in the shape this protocol sends it."""
+        model = str(body.get("model", ""))
+        anthropic = self.protocol == "anthropic"
+        if reply.problem is None:
+            return self._error(reply.status, reply.message, reply.headers)
+        if reply.problem == "quota":
+            if anthropic:
+                return self._error(400, _ANTHROPIC_CREDIT)
+            return self._error(429, _OPENAI_QUOTA, shape=("insufficient_quota",) * 2)
+        if reply.problem == "unknown_model":
+            if anthropic:
+                return self._error(404, f"model: {model}")
+            said = f"The model `{model}` does not exist or you do not have access to it."
+            return self._error(404, said, shape=("invalid_request_error", "model_not_found"))
+        if reply.problem == "context":
+            tokens, window = reply.context
+            if anthropic:
+                return self._error(400, f"prompt is too long: {tokens} tokens > {window} maximum")
+            said = (
+                f"This model's maximum context length is {window} tokens. However, your "
+                f"messages resulted in {tokens} tokens. Please reduce the length of the messages."
+                if self.protocol == "chat"
+                else "Your input exceeds the context window of this model. Please adjust your "
+                "input and try again."
+            )
+            shape = ("invalid_request_error", "context_length_exceeded")
+            param = "messages" if self.protocol == "chat" else "input"
+            return self._error(400, said, shape=shape, param=param)
+        rate = reply.rate or RateLimit()
+        headers = _rate_headers(self.protocol, rate)
+        limit = next(iter(rate.exhausted), "requests")
+        said = f"Rate limit reached for {model} on {limit}. Please try again later."
+        return self._error(429, said, headers, shape=(limit, "rate_limit_exceeded"))
+
     def _error(
-        self, status: int, message: str, headers: Mapping[str, str] | None = None
+        self,
+        status: int,
+        message: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        shape: tuple[str, str | None] | None = None,
+        param: str | None = None,
     ) -> _Response:
+        """An error body as the protocol writes it; `shape`: the error's (type, OpenAI code)
+        instead of the status's usual ones."""
         if self.protocol == "anthropic":
-            kind = _ANTHROPIC_ERRORS.get(
+            kind = shape[0] if shape else None
+            kind = kind or _ANTHROPIC_ERRORS.get(
                 status, "api_error" if status >= 500 else "invalid_request_error"
             )
             body: dict[str, Any] = {
@@ -391,10 +639,10 @@ class FakeProvider:
                 "request_id": self.new_id("req_"),
             }
         else:
-            kind, code = _OPENAI_ERRORS.get(
+            kind, code = shape or _OPENAI_ERRORS.get(
                 status, ("server_error" if status >= 500 else "invalid_request_error", None)
             )
-            body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+            body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
         return _Response(status, body, headers or {})
 
     def _models_body(self) -> dict[str, Any]:
@@ -427,11 +675,17 @@ class FakeProvider:
 
 
 @dataclass(frozen=True)
+class _Call:
+    name: str
+    arguments: str  # the JSON arguments string (cut short for a cut-off turn)
+    args: dict[str, Any] = field(default_factory=dict)  # Anthropic's `input`
+    as_object: bool = False  # Chat: send `args` itself as `arguments`
+
+
+@dataclass(frozen=True)
 class _Turn:
     text: str | None = None
-    tool: str | None = None
-    arguments: str = ""
-    args: dict[str, Any] | None = None
+    calls: tuple[_Call, ...] = ()
     stop: _Stop = "complete"
     reasoning: str = ""
 
@@ -442,6 +696,7 @@ class _Usage:
     output: int
     reasoning: int = 0
     cached: int = 0
+    written: int = 0  # input tokens written to the prompt cache
 
 
 def _tokens(size: int) -> int:
@@ -456,11 +711,295 @@ def _cap(body: dict[str, Any]) -> int | None:
     return None
 
 
+def _dig(body: Any, *keys: str) -> Any:
+    """`body[k1][k2]...`, or None where a level is missing or not an object."""
+    for key in keys:
+        body = body.get(key) if isinstance(body, dict) else None
+    return body
+
+
+def _tool_names(body: dict[str, Any]) -> list[str]:
+    names: list[str] = []
+    for tool in body.get("tools") or []:
+        # Chat nests the name under "function"; Responses and Anthropic do not.
+        spec = tool.get("function", tool) if isinstance(tool, dict) else {}
+        if isinstance(spec, dict) and isinstance(spec.get("name"), str):
+            names.append(spec["name"])
+    return names
+
+
+def _response_format(protocol: Protocol, body: dict[str, Any]) -> Any:
+    """The structured response format the request asks for, where its protocol puts it."""
+    if protocol == "chat":
+        return body.get("response_format")
+    if protocol == "responses":
+        return _dig(body, "text", "format")
+    return _dig(body, "output_config", "format")
+
+
+def _answers_in_text(protocol: Protocol, body: dict[str, Any]) -> bool:
+    """Whether the output is the reply's text: no tools are offered, or a JSON response
+    format is asked for (`NativeOutput`, or `PromptedOutput`'s JSON mode)."""
+    fmt = _response_format(protocol, body)
+    wants_json = isinstance(fmt, dict) and fmt.get("type") in ("json_schema", "json_object")
+    return wants_json or not _tool_names(body)
+
+
+def _go_duration(seconds: float) -> str:
+    """A duration as OpenAI's rate-limit headers write it (Go's style): `20ms`, `1.5s`, `6m0s`."""
+    if seconds < 1:
+        return f"{math.ceil(seconds * 1000)}ms"
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{secs:.3f}".rstrip("0").rstrip(".") + "s"
+    if hours or minutes:
+        text = f"{int(minutes)}m{text}"
+    return f"{int(hours)}h{text}" if hours else text
+
+
+def _rate_headers(protocol: Protocol, rate: RateLimit) -> dict[str, str]:
+    """The headers a 429 carries in this protocol for what `rate` says."""
+    headers: dict[str, str] = {}
+    anthropic = protocol == "anthropic"
+    if rate.retry_after is not None:
+        if not anthropic:
+            headers["retry-after-ms"] = str(math.ceil(rate.retry_after * 1000))
+        headers["retry-after"] = str(math.ceil(rate.retry_after))
+    for limit, seconds in rate.resets.items():
+        if limit not in _RATE_LIMITS[protocol]:
+            raise _ScriptError(f"{protocol} reports no {limit!r} limit: {_RATE_LIMITS[protocol]}")
+        size = _LIMIT_SIZES[limit]
+        left = 0 if limit in rate.exhausted else size // 2
+        values = {"limit": str(size), "remaining": str(left)}
+        if anthropic:
+            reset = datetime.fromtimestamp(math.ceil(time.time() + seconds), UTC)
+            values["reset"] = reset.strftime("%Y-%m-%dT%H:%M:%SZ")
+            headers.update({f"anthropic-ratelimit-{limit}-{k}": v for k, v in values.items()})
+        else:
+            values["reset"] = _go_duration(seconds)
+            headers.update({f"x-ratelimit-{k}-{limit}": v for k, v in values.items()})
+    return headers
+
+
+# ---------------------------------------------------------------- validating: the rules
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Something a real API rejects with a 400. `check` says why a request breaks it, in
+    the provider's words, or None when the request keeps it; `code` is OpenAI's error code."""
+
+    name: str
+    protocols: tuple[Protocol, ...]
+    check: Callable[[Protocol, dict[str, Any]], str | None]
+    code: str | None = None
+
+
+def _strict_problem(schema: Any, every_required: bool, context: tuple[str, ...] = ()) -> str | None:
+    """The first place in `schema` that strict mode rejects, as OpenAI words it, or None.
+
+    Every object schema needs `additionalProperties: false` and (OpenAI) every property in
+    `required`; sub-schemas are looked for under every key that holds them."""
+    if isinstance(schema, list):
+        for i, item in enumerate(schema):
+            if found := _strict_problem(item, every_required, (*context, str(i))):
+                return found
+        return None
+    if not isinstance(schema, dict):
+        return None
+    kind = schema.get("type")
+    if kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in schema:
+        if schema.get("additionalProperties") is not False:
+            return (
+                f"In context={context}, 'additionalProperties' is required to be supplied "
+                "and to be false."
+            )
+        listed = schema.get("required") or []
+        missing = [key for key in schema.get("properties") or {} if key not in listed]
+        if every_required and missing:
+            return (
+                f"In context={context}, 'required' is required to be supplied and to be an "
+                f"array including every key in properties. Missing '{missing[0]}'."
+            )
+    for key in ("properties", "$defs", "definitions"):
+        for name, sub in (schema.get(key) or {}).items():
+            if found := _strict_problem(sub, every_required, (*context, key, name)):
+                return found
+    for key in ("items", "prefixItems", "anyOf", "allOf", "oneOf", "not"):
+        if found := _strict_problem(schema.get(key), every_required, (*context, key)):
+            return found
+    return None
+
+
+def _strict_schemas(protocol: Protocol, body: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The schemas the request asks to be kept strictly, each named as the error names it."""
+    found: list[tuple[str, Any]] = []
+    for tool in body.get("tools") or []:
+        spec = tool.get("function", tool) if isinstance(tool, dict) else {}
+        if isinstance(spec, dict) and spec.get("strict") is True:
+            schema = spec.get("input_schema" if protocol == "anthropic" else "parameters")
+            found.append((f"function '{spec.get('name')}'", schema))
+    fmt = _response_format(protocol, body)
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+        spec = fmt.get("json_schema", fmt) if protocol == "chat" else fmt
+        # Anthropic always decodes an output format strictly; OpenAI only when told to.
+        if protocol == "anthropic" or (isinstance(spec, dict) and spec.get("strict") is True):
+            found.append((f"response_format '{spec.get('name', '')}'", spec.get("schema")))
+    return found
+
+
+def _check_strict_schema(protocol: Protocol, body: dict[str, Any]) -> str | None:
+    for what, schema in _strict_schemas(protocol, body):
+        if problem := _strict_problem(schema, every_required=protocol != "anthropic"):
+            return f"Invalid schema for {what}: {problem}"
+    return None
+
+
+_O_SERIES = re.compile(r"o[134](?:-|$)")
+_GPT5 = re.compile(r"gpt-5(?:\.(\d+))?")
+
+
+def _openai_reasons(protocol: Protocol, body: dict[str, Any]) -> bool:
+    """Whether the OpenAI model reasons on this request (so it takes no sampling settings)."""
+    model = str(body.get("model", "")).lower()
+    if _O_SERIES.match(model):
+        return True
+    version = _GPT5.match(model)
+    if version is None or model.startswith("gpt-5-chat"):
+        return False  # not a reasoning model; gpt-5-chat-latest does not reason
+    effort = (
+        body.get("reasoning_effort") if protocol == "chat" else _dig(body, "reasoning", "effort")
+    )
+    minor = int(version.group(1) or 0)
+    mainline = not any(variant in model for variant in ("-chat", "-pro", "-codex"))
+    if minor >= 1 and mainline and effort == "none":
+        return False
+    # GPT-5.1 to 5.4 reason only when asked: their default effort is `none`.
+    return not (1 <= minor <= 4 and mainline and effort is None)
+
+
+def _check_sampling(protocol: Protocol, body: dict[str, Any]) -> str | None:
+    if not _openai_reasons(protocol, body):
+        return None
+    for name in ("temperature", "top_p"):
+        value = body.get(name)
+        if value is not None and value != 1:
+            return (
+                f"Unsupported value: '{name}' does not support {value} with this model. Only "
+                "the default (1) value is supported."
+            )
+    return None
+
+
+def _check_max_tokens(protocol: Protocol, body: dict[str, Any]) -> str | None:
+    if "max_tokens" in body and _openai_reasons(protocol, body):
+        return (
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+            "'max_completion_tokens' instead."
+        )
+    return None
+
+
+def _check_anthropic_max_tokens(protocol: Protocol, body: dict[str, Any]) -> str | None:
+    return None if "max_tokens" in body else "max_tokens: Field required"
+
+
+# Claude models that think when a request does not say (Anthropic's model guides).
+_THINKS_BY_DEFAULT = (
+    "claude-fable-5",
+    "claude-mythos-5",
+    "claude-opus-5",
+    "claude-sonnet-5",
+    "claude-haiku-5-5",
+)
+
+
+def _thinks(body: dict[str, Any]) -> bool:
+    kind = _dig(body, "thinking", "type")
+    if kind is None:
+        return str(body.get("model", "")).startswith(_THINKS_BY_DEFAULT)
+    return kind in ("enabled", "adaptive")
+
+
+def _check_forced_tool_with_thinking(protocol: Protocol, body: dict[str, Any]) -> str | None:
+    if _dig(body, "tool_choice", "type") in ("any", "tool") and _thinks(body):
+        return "Thinking may not be enabled when tool_choice forces tool use."
+    return None
+
+
+def _check_temperature_with_thinking(protocol: Protocol, body: dict[str, Any]) -> str | None:
+    if body.get("temperature") not in (None, 1) and _thinks(body):
+        return "`temperature` may only be set to 1 when thinking is enabled."
+    return None
+
+
+def _tool_choice(protocol: Protocol, body: dict[str, Any]) -> tuple[bool, str | None]:
+    """Whether the request's `tool_choice` forces a tool call, and the tool it names."""
+    choice = body.get("tool_choice")
+    if protocol == "anthropic":
+        kind = _dig(choice, "type")
+        return kind in ("any", "tool"), _dig(choice, "name") if kind == "tool" else None
+    if choice == "required":
+        return True, None
+    if _dig(choice, "type") == "function":
+        named = _dig(choice, "function", "name") if protocol == "chat" else _dig(choice, "name")
+        return True, named
+    return False, None
+
+
+def _check_named_tool(protocol: Protocol, body: dict[str, Any]) -> str | None:
+    _, named = _tool_choice(protocol, body)
+    offered = _tool_names(body)
+    if named is not None and offered and named not in offered:
+        return f"Invalid value for 'tool_choice': no tool named '{named}' is in 'tools'."
+    return None
+
+
+def _check_forced_without_tools(protocol: Protocol, body: dict[str, Any]) -> str | None:
+    forced, _ = _tool_choice(protocol, body)
+    if forced and not body.get("tools"):
+        return (
+            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
+            "specified."
+        )
+    return None
+
+
+_ALL: tuple[Protocol, ...] = ("chat", "responses", "anthropic")
+RULES: tuple[Rule, ...] = (
+    Rule("strict_schema", _ALL, _check_strict_schema, "invalid_function_parameters"),
+    Rule("no_sampling_when_reasoning", ("chat", "responses"), _check_sampling, "unsupported_value"),
+    Rule(
+        "max_completion_tokens_when_reasoning",
+        ("chat",),
+        _check_max_tokens,
+        "unsupported_parameter",
+    ),
+    Rule("max_tokens_required", ("anthropic",), _check_anthropic_max_tokens),
+    Rule("no_forced_tool_when_thinking", ("anthropic",), _check_forced_tool_with_thinking),
+    Rule("temperature_1_when_thinking", ("anthropic",), _check_temperature_with_thinking),
+    Rule("tool_choice_names_an_offered_tool", _ALL, _check_named_tool, "invalid_value"),
+    Rule("tool_choice_needs_tools", _ALL, _check_forced_without_tools, "invalid_value"),
+)
+"""What a validating `FakeProvider` rejects, checked in this order (the first broken one is
+the one reported)."""
+
+
+def _broken_rule(protocol: Protocol, body: dict[str, Any]) -> tuple[Rule, str] | None:
+    for rule in RULES:
+        if protocol in rule.protocols and (why := rule.check(protocol, body)) is not None:
+            return rule, why
+    return None
+
+
+# ---------------------------------------------------------------- the bodies of replies
+
+
 def _chat_body(
     fake: FakeProvider, request: dict[str, Any], turn: _Turn, usage: _Usage
 ) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None}
-    finish = "stop" if turn.tool is None else "tool_calls"
+    finish = "tool_calls" if turn.calls else "stop"
     if turn.stop == "refused":
         message.update(content=None, refusal=turn.text)
     elif turn.stop == "cut_off":
@@ -470,14 +1009,21 @@ def _chat_body(
         finish = "content_filter"
     if turn.reasoning:
         message["reasoning_content"] = turn.reasoning  # DeepSeek's and vLLM's field
-    if turn.tool is not None:
+    if turn.calls:
         message["tool_calls"] = [
             {
                 "id": fake.new_id("call_"),
                 "type": "function",
-                "function": {"name": turn.tool, "arguments": turn.arguments},
+                "function": {
+                    "name": call.name,
+                    "arguments": call.args if call.as_object else call.arguments,
+                },
             }
+            for call in turn.calls
         ]
+    prompt_details: dict[str, int] = {"cached_tokens": usage.cached}
+    if usage.written:
+        prompt_details["cache_write_tokens"] = usage.written
     return {
         "id": fake.new_id("chatcmpl-"),
         "object": "chat.completion",
@@ -488,7 +1034,7 @@ def _chat_body(
             "prompt_tokens": usage.input,
             "completion_tokens": usage.output,
             "total_tokens": usage.input + usage.output,
-            "prompt_tokens_details": {"cached_tokens": usage.cached},
+            "prompt_tokens_details": prompt_details,
             "completion_tokens_details": {"reasoning_tokens": usage.reasoning},
         },
     }
@@ -511,18 +1057,18 @@ def _responses_body(
         status, incomplete = "incomplete", {"reason": "max_output_tokens"}
     elif turn.stop == "filtered":
         status, incomplete = "incomplete", {"reason": "content_filter"}
-    if turn.tool is not None:
+    for call in turn.calls:
         items.append(
             {
                 "type": "function_call",
                 "id": fake.new_id("fc_"),
                 "call_id": fake.new_id("call_"),
-                "name": turn.tool,
-                "arguments": turn.arguments,
+                "name": call.name,
+                "arguments": call.arguments,
                 "status": "incomplete" if turn.stop == "cut_off" else "completed",
             }
         )
-    elif turn.text is not None:
+    if not turn.calls and turn.text is not None:
         content: dict[str, Any] = (
             {"type": "refusal", "refusal": turn.text}
             if turn.stop == "refused"
@@ -553,7 +1099,10 @@ def _responses_body(
             "input_tokens": usage.input,
             "output_tokens": usage.output,
             "total_tokens": usage.input + usage.output,
-            "input_tokens_details": {"cached_tokens": usage.cached, "cache_write_tokens": 0},
+            "input_tokens_details": {
+                "cached_tokens": usage.cached,
+                "cache_write_tokens": usage.written,
+            },
             "output_tokens_details": {"reasoning_tokens": usage.reasoning},
         },
     }
@@ -566,19 +1115,23 @@ def _anthropic_body(
     if turn.reasoning:
         signature = fake.new_id("sig_")
         blocks.append({"type": "thinking", "thinking": turn.reasoning, "signature": signature})
-    if turn.tool is not None:
+    for call in turn.calls:
         blocks.append(
-            {
-                "type": "tool_use",
-                "id": fake.new_id("toolu_"),
-                "name": turn.tool,
-                "input": turn.args or {},
-            }
+            {"type": "tool_use", "id": fake.new_id("toolu_"), "name": call.name, "input": call.args}
         )
-    elif turn.text:
+    if not turn.calls and turn.text:
         blocks.append({"type": "text", "text": turn.text})
-    stop = {"complete": "end_turn" if turn.tool is None else "tool_use"}.get(turn.stop)
+    stop = {"complete": "tool_use" if turn.calls else "end_turn"}.get(turn.stop)
     stop = stop or {"cut_off": "max_tokens", "refused": "refusal"}[turn.stop]
+    counts: dict[str, Any] = {
+        # Anthropic counts cache reads and writes beside the input tokens, not within them.
+        "input_tokens": usage.input - usage.cached - usage.written,
+        "output_tokens": usage.output,
+        "cache_creation_input_tokens": usage.written,
+        "cache_read_input_tokens": usage.cached,
+    }
+    if usage.reasoning:
+        counts["output_tokens_details"] = {"thinking_tokens": usage.reasoning}
     body: dict[str, Any] = {
         "id": fake.new_id("msg_"),
         "type": "message",
@@ -587,13 +1140,7 @@ def _anthropic_body(
         "content": blocks,
         "stop_reason": stop,
         "stop_sequence": None,
-        "usage": {
-            # Anthropic counts cache reads beside the input tokens, not within them.
-            "input_tokens": usage.input - usage.cached,
-            "output_tokens": usage.output,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": usage.cached,
-        },
+        "usage": counts,
     }
     if turn.stop == "refused":
         body["stop_details"] = {"type": "refusal", "category": None, "explanation": None}

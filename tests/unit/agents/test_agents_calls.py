@@ -80,7 +80,9 @@ def test_an_unpriced_engine_reports_unknown_spend() -> None:
 
 def test_nothing_is_the_usage_of_a_call_not_made() -> None:
     run = caller(VALID)
-    assert run.caller.nothing() == ModelUsage(engine=ENGINE, spend_usd=0.0)
+    assert run.caller.nothing() == ModelUsage(
+        engine=ENGINE, spend_usd=0.0, price_source="packaged table 2025-10-01"
+    )
     assert caller(VALID, engine="x:y").caller.nothing().spend_usd is None
     assert run.script.requests == 0
 

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from evidence_desk.testing import fakeproviders
-from evidence_desk.testing.fakeproviders import RULES, FakeProvider, Protocol, Reply
+from evidence_desk.testing.fakeproviders import FakeProvider, Protocol, Reply
+from evidence_desk.testing.fakerules import RULES
 
 USER = [{"role": "user", "content": "q"}]
 BASE: dict[Protocol, dict[str, Any]] = {

@@ -118,6 +118,7 @@ def test_a_run_killed_at_a_model_call_pays_for_a_recorded_reply_once(
     tries = record["ledger"]["tries"]
     assert sorted(t["key"] for t in tries) == sorted(sent)  # each recorded once
     assert all(t["outcome"] == "reply" for t in tries)
+    assert {t["price_source"] for t in tries} == {"packaged table 2025-10-01"}  # gpt-4.1-mini
     with sqlite3.connect(desk.settings.db_path) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 

@@ -8,7 +8,8 @@ it offers (one output tool, a JSON-schema response format, or neither), how it f
 tool (`"required"`, or by name for llama.cpp, whose function-calling format crashes on
 `"required"`), which field carries the output cap, and what the instructions' last line
 tells the model to do. A faithful scripted model answers in the same mode, and the run is
-published: every mode reaches the same gate.
+published: every mode reaches the same gate. The server validates every request
+(`FakeProvider(validate=True)`) and rejects none.
 """
 
 from __future__ import annotations
@@ -37,9 +38,12 @@ PROMPTED_LAST = PROMPTED_TEMPLATE.rsplit("\n", 1)[-1]
 def run(make_desk: DeskFactory, kind: str, mode: str) -> tuple[Receipt, list[tuple[str, Any]]]:
     model = Model("chat")
     name, _ = KINDS[kind]
-    with FakeProvider("chat", model, models=(name,)) as fake:
+    with FakeProvider("chat", model, models=(name,), validate=True) as fake:
         desk = make_desk("chat", "", model=f"{kind}:{name}@{fake.base_url}", model_output_mode=mode)
         receipt = Receipt.model_validate(desk.ask(QUESTION).receipt)
+    # What the real APIs reject (a strict schema that is not, a forced choice naming no
+    # offered tool, ...) the validating fake rejects: nothing the desk sent was.
+    assert [(r.rule, r.message) for r in fake.rejected] == []
     return receipt, model.seen
 
 

@@ -61,13 +61,14 @@ def bodies(
     make_desk: DeskFactory, protocol: Protocol, engine: str = "", mode: str = "auto"
 ) -> dict[str, Any]:
     model = Model(protocol)
-    with FakeProvider(protocol, model) as fake:
+    with FakeProvider(protocol, model, validate=True) as fake:
         kw: dict[str, Any] = {"model_output_mode": mode}
         if engine:
             kw["model"] = engine.format(url=fake.base_url)
         # One source: which irrelevant documents come second may differ in the last bits
         # of the embeddings between CPUs (bf16 or fp32); the snapshot must not.
         make_desk(protocol, fake.base_url, max_sources=1, **kw).ask(QUESTION)
+    assert [(r.rule, r.message) for r in fake.rejected] == []  # what a real API accepts
     today = datetime.now(UTC).date().isoformat()
     text = json.dumps({role: body for role, body in model.seen}, indent=2, sort_keys=True)
     return json.loads(text.replace(f"Today is {today}.", "Today is <today>."))

@@ -90,6 +90,7 @@ def ledger_json(calls: Sequence[StoredCall]) -> dict[str, Any]:
                 "input_tokens": c.input_tokens,
                 "output_tokens": c.output_tokens,
                 "spend_usd": c.spend_usd,
+                "price_source": c.price_source,
             }
             for c in calls
         ],

@@ -57,8 +57,8 @@ The unhappy paths each protocol really has, each in its own wire shape:
   and a hang past the client's timeout (`Reply.hang`).
 
 `FakeProvider(..., validate=True)` also rejects, as the real APIs do, a request that breaks
-one of `RULES`, with a 400 in the provider's own error shape whose message starts with the
-rule's name; it is recorded in `rejected` and uses no scripted reply:
+one of `RULES` (`fakerules.py`), with a 400 in the provider's own error shape whose message
+starts with the rule's name; it is recorded in `rejected` and uses no scripted reply:
 
 * `strict_schema`: a tool or `json_schema` response format with `strict: true` (Anthropic:
   a `strict` tool or any `output_config.format`) whose schema is not strict-compatible: every
@@ -83,22 +83,37 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
-import re
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-Protocol = Literal["chat", "responses", "anthropic"]
+from .fakebodies import (
+    Call,
+    RateLimit,
+    ScriptError,
+    Stop,
+    Turn,
+    Usage,
+    answers_in_text,
+    anthropic_body,
+    cap_of,
+    chat_body,
+    rate_headers,
+    responses_body,
+    tokens_of,
+)
+from .fakerules import (
+    Protocol,
+    broken_rule,
+    tool_names,
+)
+
 _ReplyKind = Literal["tool", "text", "raw", "several", "error", "hang"]
-# How the turn ended: finished, cut off at the output cap, refused, or filtered.
-_Stop = Literal["complete", "cut_off", "refused", "filtered"]
 # The errors whose wire shape differs by protocol (status, type, code, message, headers).
 _Problem = Literal["quota", "context", "unknown_model", "rate_limit"]
 
@@ -141,17 +156,6 @@ _ANTHROPIC_CREDIT = (
 )
 
 # The rate limits each protocol reports in headers, and the size the fake gives each.
-_RATE_LIMITS: dict[str, tuple[str, ...]] = {
-    "chat": ("requests", "tokens"),
-    "responses": ("requests", "tokens"),
-    "anthropic": ("requests", "tokens", "input-tokens", "output-tokens"),
-}
-_LIMIT_SIZES = {
-    "requests": 500,
-    "tokens": 200_000,
-    "input-tokens": 160_000,
-    "output-tokens": 40_000,
-}
 
 # Pydantic AI streams an Anthropic request whose default max_tokens is the model's large output
 # limit (e.g. 64000 for claude-haiku-4-5), even from `run_sync`; a small max_tokens avoids that.
@@ -162,16 +166,6 @@ _STREAMING_REFUSED = (
 
 # pydantic-ai names its output tools `final_result` or `final_result_<Type>`.
 _OUTPUT_TOOL_PREFIX = "final_result"
-
-
-@dataclass(frozen=True)
-class RateLimit:
-    """What a scripted 429 says about waiting: `retry_after` seconds, and for each limit named
-    in `resets` the seconds until it resets; the limits in `exhausted` report none left."""
-
-    retry_after: float | None = None
-    resets: Mapping[str, float] = field(default_factory=dict)
-    exhausted: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -188,7 +182,7 @@ class Reply:
     seconds: float = 0.0
     then: Reply | None = None
     usage: tuple[int, int] | None = None
-    stop: _Stop = "complete"
+    stop: Stop = "complete"
     reasoning: str = ""
     reasoning_tokens: int | None = None
     cached_tokens: int = 0
@@ -375,10 +369,6 @@ class _Response:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
-class _ScriptError(Exception):
-    """A scripted reply that cannot be answered for this request; served as a 500."""
-
-
 class FakeProvider:
     """A local server speaking one provider protocol; use it as a context manager.
 
@@ -478,7 +468,7 @@ class FakeProvider:
             return self._error(404, f"Unknown request URL: {method} {route}")
         if not isinstance(parsed, dict):
             return self._error(400, "The request body is not a JSON object.")
-        broken = _broken_rule(self.protocol, body) if self.validate else None
+        broken = broken_rule(self.protocol, body) if self.validate else None
         if broken is not None:
             rule, why = broken
             with self._lock:
@@ -513,73 +503,73 @@ class FakeProvider:
             if reply.kind == "error":
                 return self._problem(reply, body)
             payload, written = self._completion(reply, body)
-        except _ScriptError as exc:
+        except ScriptError as exc:
             return self._error(500, str(exc))
         reasoning = (
-            _tokens(len(reply.reasoning))
+            tokens_of(len(reply.reasoning))
             if reply.reasoning_tokens is None
             else reply.reasoning_tokens
         )
         if reply.usage is not None:
             tokens = reply.usage
         elif reply.stop == "cut_off":
-            tokens = (_tokens(body_size), _cap(body) or _tokens(len(written)) + reasoning)
+            tokens = (tokens_of(body_size), cap_of(body) or tokens_of(len(written)) + reasoning)
         else:
-            tokens = (_tokens(body_size), _tokens(len(written)) + reasoning)
+            tokens = (tokens_of(body_size), tokens_of(len(written)) + reasoning)
         cached = min(reply.cached_tokens, tokens[0])
-        usage = _Usage(
+        usage = Usage(
             tokens[0],
             tokens[1],
             reasoning,
             cached,
             min(reply.cache_write_tokens, tokens[0] - cached),
         )
-        build = {"chat": _chat_body, "responses": _responses_body, "anthropic": _anthropic_body}
-        return _Response(200, build[self.protocol](self, body, payload, usage))
+        build = {"chat": chat_body, "responses": responses_body, "anthropic": anthropic_body}
+        return _Response(200, build[self.protocol](self.new_id, body, payload, usage))
 
-    def _completion(self, reply: Reply, body: dict[str, Any]) -> tuple[_Turn, str]:
+    def _completion(self, reply: Reply, body: dict[str, Any]) -> tuple[Turn, str]:
         """What the model says: tool calls or text, and the characters it wrote."""
         if reply.stop == "filtered" and self.protocol == "anthropic":
-            raise _ScriptError("Anthropic has no content-filter stop; use Reply.refusal")
+            raise ScriptError("Anthropic has no content-filter stop; use Reply.refusal")
         extra: dict[str, Any] = {"stop": reply.stop, "reasoning": reply.reasoning}
         if reply.kind == "several":
             calls = tuple(self._call(part, body) for part in reply.parts)
-            return _Turn(calls=calls, **extra), "".join(c.arguments for c in calls)
+            return Turn(calls=calls, **extra), "".join(c.arguments for c in calls)
         if reply.kind == "text" or (reply.kind == "raw" and self.protocol == "anthropic"):
             text = reply.content if reply.content or reply.stop != "cut_off" else None
-            return _Turn(text=text, **extra), reply.content
+            return Turn(text=text, **extra), reply.content
         if (
             reply.kind == "tool"
             and reply.tool_name is None
-            and _answers_in_text(self.protocol, body)
+            and answers_in_text(self.protocol, body)
         ):
             text = json.dumps(reply.args)
             if reply.stop == "cut_off":
                 text = text[: len(text) // 2]
-            return _Turn(text=text, **extra), text
+            return Turn(text=text, **extra), text
         call = self._call(reply, body)
-        return _Turn(calls=(call,), **extra), call.arguments
+        return Turn(calls=(call,), **extra), call.arguments
 
-    def _call(self, reply: Reply, body: dict[str, Any]) -> _Call:
+    def _call(self, reply: Reply, body: dict[str, Any]) -> Call:
         """One tool call: to the tool `reply` names, or the request's output tool."""
         name = reply.tool_name or self._output_tool(body)
         if reply.kind == "raw":
             if self.protocol == "anthropic":
-                raise _ScriptError("Anthropic's tool_use input must be an object, not a string")
-            return _Call(name, reply.content)
+                raise ScriptError("Anthropic's tool_use input must be an object, not a string")
+            return Call(name, reply.content)
         if reply.object_arguments and self.protocol != "chat":
-            raise _ScriptError("object_arguments is a Chat Completions variant")
+            raise ScriptError("object_arguments is a Chat Completions variant")
         arguments = json.dumps(reply.args)
         args = dict(reply.args or {})
         if reply.stop == "cut_off":
             arguments = arguments[: len(arguments) // 2]
             args = dict(list(args.items())[: len(args) // 2])  # the keys before the cut
-        return _Call(name, arguments, args, reply.object_arguments)
+        return Call(name, arguments, args, reply.object_arguments)
 
     def _output_tool(self, body: dict[str, Any]) -> str:
-        names = _tool_names(body)
+        names = tool_names(body)
         if not names:
-            raise _ScriptError("a tool call needs a request that offers a tool; it offered none")
+            raise ScriptError("a tool call needs a request that offers a tool; it offered none")
         return next((n for n in names if n.startswith(_OUTPUT_TOOL_PREFIX)), names[0])
 
     def _problem(self, reply: Reply, body: dict[str, Any]) -> _Response:
@@ -612,7 +602,7 @@ class FakeProvider:
             param = "messages" if self.protocol == "chat" else "input"
             return self._error(400, said, shape=shape, param=param)
         rate = reply.rate or RateLimit()
-        headers = _rate_headers(self.protocol, rate)
+        headers = rate_headers(self.protocol, rate)
         limit = next(iter(rate.exhausted), "requests")
         said = f"Rate limit reached for {model} on {limit}. Please try again later."
         return self._error(429, said, headers, shape=(limit, "rate_limit_exceeded"))
@@ -672,479 +662,6 @@ class FakeProvider:
     def new_id(self, prefix: str) -> str:
         """A unique id in the provider's style, e.g. `chatcmpl-000001`."""
         return f"{prefix}{next(self._ids):06d}"
-
-
-@dataclass(frozen=True)
-class _Call:
-    name: str
-    arguments: str  # the JSON arguments string (cut short for a cut-off turn)
-    args: dict[str, Any] = field(default_factory=dict)  # Anthropic's `input`
-    as_object: bool = False  # Chat: send `args` itself as `arguments`
-
-
-@dataclass(frozen=True)
-class _Turn:
-    text: str | None = None
-    calls: tuple[_Call, ...] = ()
-    stop: _Stop = "complete"
-    reasoning: str = ""
-
-
-@dataclass(frozen=True)
-class _Usage:
-    input: int
-    output: int
-    reasoning: int = 0
-    cached: int = 0
-    written: int = 0  # input tokens written to the prompt cache
-
-
-def _tokens(size: int) -> int:
-    return math.ceil(size / 4)
-
-
-def _cap(body: dict[str, Any]) -> int | None:
-    """The request's output cap, under whichever name its protocol uses."""
-    for name in ("max_completion_tokens", "max_tokens", "max_output_tokens"):
-        if isinstance(body.get(name), int):
-            return int(body[name])
-    return None
-
-
-def _dig(body: Any, *keys: str) -> Any:
-    """`body[k1][k2]...`, or None where a level is missing or not an object."""
-    for key in keys:
-        body = body.get(key) if isinstance(body, dict) else None
-    return body
-
-
-def _tool_names(body: dict[str, Any]) -> list[str]:
-    names: list[str] = []
-    for tool in body.get("tools") or []:
-        # Chat nests the name under "function"; Responses and Anthropic do not.
-        spec = tool.get("function", tool) if isinstance(tool, dict) else {}
-        if isinstance(spec, dict) and isinstance(spec.get("name"), str):
-            names.append(spec["name"])
-    return names
-
-
-def _response_format(protocol: Protocol, body: dict[str, Any]) -> Any:
-    """The structured response format the request asks for, where its protocol puts it."""
-    if protocol == "chat":
-        return body.get("response_format")
-    if protocol == "responses":
-        return _dig(body, "text", "format")
-    return _dig(body, "output_config", "format")
-
-
-def _answers_in_text(protocol: Protocol, body: dict[str, Any]) -> bool:
-    """Whether the output is the reply's text: no tools are offered, or a JSON response
-    format is asked for (`NativeOutput`, or `PromptedOutput`'s JSON mode)."""
-    fmt = _response_format(protocol, body)
-    wants_json = isinstance(fmt, dict) and fmt.get("type") in ("json_schema", "json_object")
-    return wants_json or not _tool_names(body)
-
-
-def _go_duration(seconds: float) -> str:
-    """A duration as OpenAI's rate-limit headers write it (Go's style): `20ms`, `1.5s`, `6m0s`."""
-    if seconds < 1:
-        return f"{math.ceil(seconds * 1000)}ms"
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    text = f"{secs:.3f}".rstrip("0").rstrip(".") + "s"
-    if hours or minutes:
-        text = f"{int(minutes)}m{text}"
-    return f"{int(hours)}h{text}" if hours else text
-
-
-def _rate_headers(protocol: Protocol, rate: RateLimit) -> dict[str, str]:
-    """The headers a 429 carries in this protocol for what `rate` says."""
-    headers: dict[str, str] = {}
-    anthropic = protocol == "anthropic"
-    if rate.retry_after is not None:
-        if not anthropic:
-            headers["retry-after-ms"] = str(math.ceil(rate.retry_after * 1000))
-        headers["retry-after"] = str(math.ceil(rate.retry_after))
-    for limit, seconds in rate.resets.items():
-        if limit not in _RATE_LIMITS[protocol]:
-            raise _ScriptError(f"{protocol} reports no {limit!r} limit: {_RATE_LIMITS[protocol]}")
-        size = _LIMIT_SIZES[limit]
-        left = 0 if limit in rate.exhausted else size // 2
-        values = {"limit": str(size), "remaining": str(left)}
-        if anthropic:
-            reset = datetime.fromtimestamp(math.ceil(time.time() + seconds), UTC)
-            values["reset"] = reset.strftime("%Y-%m-%dT%H:%M:%SZ")
-            headers.update({f"anthropic-ratelimit-{limit}-{k}": v for k, v in values.items()})
-        else:
-            values["reset"] = _go_duration(seconds)
-            headers.update({f"x-ratelimit-{k}-{limit}": v for k, v in values.items()})
-    return headers
-
-
-# ---------------------------------------------------------------- validating: the rules
-
-
-@dataclass(frozen=True)
-class Rule:
-    """Something a real API rejects with a 400. `check` says why a request breaks it, in
-    the provider's words, or None when the request keeps it; `code` is OpenAI's error code."""
-
-    name: str
-    protocols: tuple[Protocol, ...]
-    check: Callable[[Protocol, dict[str, Any]], str | None]
-    code: str | None = None
-
-
-def _strict_problem(schema: Any, every_required: bool, context: tuple[str, ...] = ()) -> str | None:
-    """The first place in `schema` that strict mode rejects, as OpenAI words it, or None.
-
-    Every object schema needs `additionalProperties: false` and (OpenAI) every property in
-    `required`; sub-schemas are looked for under every key that holds them."""
-    if isinstance(schema, list):
-        for i, item in enumerate(schema):
-            if found := _strict_problem(item, every_required, (*context, str(i))):
-                return found
-        return None
-    if not isinstance(schema, dict):
-        return None
-    kind = schema.get("type")
-    if kind == "object" or (isinstance(kind, list) and "object" in kind) or "properties" in schema:
-        if schema.get("additionalProperties") is not False:
-            return (
-                f"In context={context}, 'additionalProperties' is required to be supplied "
-                "and to be false."
-            )
-        listed = schema.get("required") or []
-        missing = [key for key in schema.get("properties") or {} if key not in listed]
-        if every_required and missing:
-            return (
-                f"In context={context}, 'required' is required to be supplied and to be an "
-                f"array including every key in properties. Missing '{missing[0]}'."
-            )
-    for key in ("properties", "$defs", "definitions"):
-        for name, sub in (schema.get(key) or {}).items():
-            if found := _strict_problem(sub, every_required, (*context, key, name)):
-                return found
-    for key in ("items", "prefixItems", "anyOf", "allOf", "oneOf", "not"):
-        if found := _strict_problem(schema.get(key), every_required, (*context, key)):
-            return found
-    return None
-
-
-def _strict_schemas(protocol: Protocol, body: dict[str, Any]) -> list[tuple[str, Any]]:
-    """The schemas the request asks to be kept strictly, each named as the error names it."""
-    found: list[tuple[str, Any]] = []
-    for tool in body.get("tools") or []:
-        spec = tool.get("function", tool) if isinstance(tool, dict) else {}
-        if isinstance(spec, dict) and spec.get("strict") is True:
-            schema = spec.get("input_schema" if protocol == "anthropic" else "parameters")
-            found.append((f"function '{spec.get('name')}'", schema))
-    fmt = _response_format(protocol, body)
-    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
-        spec = fmt.get("json_schema", fmt) if protocol == "chat" else fmt
-        # Anthropic always decodes an output format strictly; OpenAI only when told to.
-        if protocol == "anthropic" or (isinstance(spec, dict) and spec.get("strict") is True):
-            found.append((f"response_format '{spec.get('name', '')}'", spec.get("schema")))
-    return found
-
-
-def _check_strict_schema(protocol: Protocol, body: dict[str, Any]) -> str | None:
-    for what, schema in _strict_schemas(protocol, body):
-        if problem := _strict_problem(schema, every_required=protocol != "anthropic"):
-            return f"Invalid schema for {what}: {problem}"
-    return None
-
-
-_O_SERIES = re.compile(r"o[134](?:-|$)")
-_GPT5 = re.compile(r"gpt-5(?:\.(\d+))?")
-
-
-def _openai_reasons(protocol: Protocol, body: dict[str, Any]) -> bool:
-    """Whether the OpenAI model reasons on this request (so it takes no sampling settings)."""
-    model = str(body.get("model", "")).lower()
-    if _O_SERIES.match(model):
-        return True
-    version = _GPT5.match(model)
-    if version is None or model.startswith("gpt-5-chat"):
-        return False  # not a reasoning model; gpt-5-chat-latest does not reason
-    effort = (
-        body.get("reasoning_effort") if protocol == "chat" else _dig(body, "reasoning", "effort")
-    )
-    minor = int(version.group(1) or 0)
-    mainline = not any(variant in model for variant in ("-chat", "-pro", "-codex"))
-    if minor >= 1 and mainline and effort == "none":
-        return False
-    # GPT-5.1 to 5.4 reason only when asked: their default effort is `none`.
-    return not (1 <= minor <= 4 and mainline and effort is None)
-
-
-def _check_sampling(protocol: Protocol, body: dict[str, Any]) -> str | None:
-    if not _openai_reasons(protocol, body):
-        return None
-    for name in ("temperature", "top_p"):
-        value = body.get(name)
-        if value is not None and value != 1:
-            return (
-                f"Unsupported value: '{name}' does not support {value} with this model. Only "
-                "the default (1) value is supported."
-            )
-    return None
-
-
-def _check_max_tokens(protocol: Protocol, body: dict[str, Any]) -> str | None:
-    if "max_tokens" in body and _openai_reasons(protocol, body):
-        return (
-            "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
-            "'max_completion_tokens' instead."
-        )
-    return None
-
-
-def _check_anthropic_max_tokens(protocol: Protocol, body: dict[str, Any]) -> str | None:
-    return None if "max_tokens" in body else "max_tokens: Field required"
-
-
-# Claude models that think when a request does not say (Anthropic's model guides).
-_THINKS_BY_DEFAULT = (
-    "claude-fable-5",
-    "claude-mythos-5",
-    "claude-opus-5",
-    "claude-sonnet-5",
-    "claude-haiku-5-5",
-)
-
-
-def _thinks(body: dict[str, Any]) -> bool:
-    kind = _dig(body, "thinking", "type")
-    if kind is None:
-        return str(body.get("model", "")).startswith(_THINKS_BY_DEFAULT)
-    return kind in ("enabled", "adaptive")
-
-
-def _check_forced_tool_with_thinking(protocol: Protocol, body: dict[str, Any]) -> str | None:
-    if _dig(body, "tool_choice", "type") in ("any", "tool") and _thinks(body):
-        return "Thinking may not be enabled when tool_choice forces tool use."
-    return None
-
-
-def _check_temperature_with_thinking(protocol: Protocol, body: dict[str, Any]) -> str | None:
-    if body.get("temperature") not in (None, 1) and _thinks(body):
-        return "`temperature` may only be set to 1 when thinking is enabled."
-    return None
-
-
-def _tool_choice(protocol: Protocol, body: dict[str, Any]) -> tuple[bool, str | None]:
-    """Whether the request's `tool_choice` forces a tool call, and the tool it names."""
-    choice = body.get("tool_choice")
-    if protocol == "anthropic":
-        kind = _dig(choice, "type")
-        return kind in ("any", "tool"), _dig(choice, "name") if kind == "tool" else None
-    if choice == "required":
-        return True, None
-    if _dig(choice, "type") == "function":
-        named = _dig(choice, "function", "name") if protocol == "chat" else _dig(choice, "name")
-        return True, named
-    return False, None
-
-
-def _check_named_tool(protocol: Protocol, body: dict[str, Any]) -> str | None:
-    _, named = _tool_choice(protocol, body)
-    offered = _tool_names(body)
-    if named is not None and offered and named not in offered:
-        return f"Invalid value for 'tool_choice': no tool named '{named}' is in 'tools'."
-    return None
-
-
-def _check_forced_without_tools(protocol: Protocol, body: dict[str, Any]) -> str | None:
-    forced, _ = _tool_choice(protocol, body)
-    if forced and not body.get("tools"):
-        return (
-            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
-            "specified."
-        )
-    return None
-
-
-_ALL: tuple[Protocol, ...] = ("chat", "responses", "anthropic")
-RULES: tuple[Rule, ...] = (
-    Rule("strict_schema", _ALL, _check_strict_schema, "invalid_function_parameters"),
-    Rule("no_sampling_when_reasoning", ("chat", "responses"), _check_sampling, "unsupported_value"),
-    Rule(
-        "max_completion_tokens_when_reasoning",
-        ("chat",),
-        _check_max_tokens,
-        "unsupported_parameter",
-    ),
-    Rule("max_tokens_required", ("anthropic",), _check_anthropic_max_tokens),
-    Rule("no_forced_tool_when_thinking", ("anthropic",), _check_forced_tool_with_thinking),
-    Rule("temperature_1_when_thinking", ("anthropic",), _check_temperature_with_thinking),
-    Rule("tool_choice_names_an_offered_tool", _ALL, _check_named_tool, "invalid_value"),
-    Rule("tool_choice_needs_tools", _ALL, _check_forced_without_tools, "invalid_value"),
-)
-"""What a validating `FakeProvider` rejects, checked in this order (the first broken one is
-the one reported)."""
-
-
-def _broken_rule(protocol: Protocol, body: dict[str, Any]) -> tuple[Rule, str] | None:
-    for rule in RULES:
-        if protocol in rule.protocols and (why := rule.check(protocol, body)) is not None:
-            return rule, why
-    return None
-
-
-# ---------------------------------------------------------------- the bodies of replies
-
-
-def _chat_body(
-    fake: FakeProvider, request: dict[str, Any], turn: _Turn, usage: _Usage
-) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None}
-    finish = "tool_calls" if turn.calls else "stop"
-    if turn.stop == "refused":
-        message.update(content=None, refusal=turn.text)
-    elif turn.stop == "cut_off":
-        finish = "length"
-    elif turn.stop == "filtered":
-        message["content"] = turn.text or None
-        finish = "content_filter"
-    if turn.reasoning:
-        message["reasoning_content"] = turn.reasoning  # DeepSeek's and vLLM's field
-    if turn.calls:
-        message["tool_calls"] = [
-            {
-                "id": fake.new_id("call_"),
-                "type": "function",
-                "function": {
-                    "name": call.name,
-                    "arguments": call.args if call.as_object else call.arguments,
-                },
-            }
-            for call in turn.calls
-        ]
-    prompt_details: dict[str, int] = {"cached_tokens": usage.cached}
-    if usage.written:
-        prompt_details["cache_write_tokens"] = usage.written
-    return {
-        "id": fake.new_id("chatcmpl-"),
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": request.get("model", ""),
-        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
-        "usage": {
-            "prompt_tokens": usage.input,
-            "completion_tokens": usage.output,
-            "total_tokens": usage.input + usage.output,
-            "prompt_tokens_details": prompt_details,
-            "completion_tokens_details": {"reasoning_tokens": usage.reasoning},
-        },
-    }
-
-
-def _responses_body(
-    fake: FakeProvider, request: dict[str, Any], turn: _Turn, usage: _Usage
-) -> dict[str, Any]:
-    items: list[dict[str, Any]] = []
-    if turn.reasoning:
-        items.append(
-            {
-                "type": "reasoning",
-                "id": fake.new_id("rs_"),
-                "summary": [{"type": "summary_text", "text": turn.reasoning}],
-            }
-        )
-    status, incomplete = "completed", None
-    if turn.stop == "cut_off":
-        status, incomplete = "incomplete", {"reason": "max_output_tokens"}
-    elif turn.stop == "filtered":
-        status, incomplete = "incomplete", {"reason": "content_filter"}
-    for call in turn.calls:
-        items.append(
-            {
-                "type": "function_call",
-                "id": fake.new_id("fc_"),
-                "call_id": fake.new_id("call_"),
-                "name": call.name,
-                "arguments": call.arguments,
-                "status": "incomplete" if turn.stop == "cut_off" else "completed",
-            }
-        )
-    if not turn.calls and turn.text is not None:
-        content: dict[str, Any] = (
-            {"type": "refusal", "refusal": turn.text}
-            if turn.stop == "refused"
-            else {"type": "output_text", "text": turn.text, "annotations": []}
-        )
-        items.append(
-            {
-                "type": "message",
-                "id": fake.new_id("msg_"),
-                "role": "assistant",
-                "status": "completed" if status == "completed" else "incomplete",
-                "content": [content] if turn.text or turn.stop != "filtered" else [],
-            }
-        )
-    return {
-        "id": fake.new_id("resp_"),
-        "object": "response",
-        "created_at": int(time.time()),
-        "model": request.get("model", ""),
-        "status": status,
-        "error": None,
-        "incomplete_details": incomplete,
-        "output": items,
-        "parallel_tool_calls": request.get("parallel_tool_calls", True),
-        "tool_choice": request.get("tool_choice", "auto"),
-        "tools": request.get("tools", []),
-        "usage": {
-            "input_tokens": usage.input,
-            "output_tokens": usage.output,
-            "total_tokens": usage.input + usage.output,
-            "input_tokens_details": {
-                "cached_tokens": usage.cached,
-                "cache_write_tokens": usage.written,
-            },
-            "output_tokens_details": {"reasoning_tokens": usage.reasoning},
-        },
-    }
-
-
-def _anthropic_body(
-    fake: FakeProvider, request: dict[str, Any], turn: _Turn, usage: _Usage
-) -> dict[str, Any]:
-    blocks: list[dict[str, Any]] = []
-    if turn.reasoning:
-        signature = fake.new_id("sig_")
-        blocks.append({"type": "thinking", "thinking": turn.reasoning, "signature": signature})
-    for call in turn.calls:
-        blocks.append(
-            {"type": "tool_use", "id": fake.new_id("toolu_"), "name": call.name, "input": call.args}
-        )
-    if not turn.calls and turn.text:
-        blocks.append({"type": "text", "text": turn.text})
-    stop = {"complete": "tool_use" if turn.calls else "end_turn"}.get(turn.stop)
-    stop = stop or {"cut_off": "max_tokens", "refused": "refusal"}[turn.stop]
-    counts: dict[str, Any] = {
-        # Anthropic counts cache reads and writes beside the input tokens, not within them.
-        "input_tokens": usage.input - usage.cached - usage.written,
-        "output_tokens": usage.output,
-        "cache_creation_input_tokens": usage.written,
-        "cache_read_input_tokens": usage.cached,
-    }
-    if usage.reasoning:
-        counts["output_tokens_details"] = {"thinking_tokens": usage.reasoning}
-    body: dict[str, Any] = {
-        "id": fake.new_id("msg_"),
-        "type": "message",
-        "role": "assistant",
-        "model": request.get("model", ""),
-        "content": blocks,
-        "stop_reason": stop,
-        "stop_sequence": None,
-        "usage": counts,
-    }
-    if turn.stop == "refused":
-        body["stop_details"] = {"type": "refusal", "category": None, "explanation": None}
-    return body
 
 
 class _Server(ThreadingHTTPServer):

@@ -6,8 +6,9 @@ size and 200,000 passages), warm `ask` latency, the cost of storing runs and res
 after a kill, model calls and tokens of a Quick run with a scripted provider, both
 evaluation sets (beside the desk before and a BM25 baseline), both sets in Quick and in
 Deep mode, both executors on both sets, the coverage calibration on two archives, the
-auditor on WiCE, and hostile drafts against the grounding contract. Benchmarks that need
-the shared data folder say so and skip. `--quick` runs the smoke variants where a bench has one.
+auditor on WiCE, hostile drafts against the grounding contract, and both sets against a
+real llama.cpp server. Benchmarks that need the shared data folder or the llama.cpp server
+(`make llamacpp`) say so and skip. `--quick` runs the smoke variants where a bench has one.
 
 The sample archive (and the digital.gov archive, when the shared data is there) is ingested
 once into a temporary data dir for the benches that need it.
@@ -68,6 +69,8 @@ def main() -> int:
         failures += _run("calibrate_coverage", *homes) != 0
         failures += _run("wice") != 0
         failures += _run("adversarial", *quick) != 0
+        limit = ["--limit", "5"] if args.quick else []
+        failures += _run("llamacpp", *homes, *limit) != 0
     print(f"\n{failures} benchmark(s) failed" if failures else "\nall benchmarks ran")
     return 1 if failures else 0
 

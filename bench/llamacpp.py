@@ -63,6 +63,11 @@ def settings_for(home: Path, way: str, base_url: str, cap: int) -> Settings:
     )
 
 
+def _rate(value: float | None) -> str:
+    """A rate, or a dash where nothing was there to count (no quote published)."""
+    return "–" if value is None else f"{value:.2f}"
+
+
 def held_by_check(checker: Desk, item: dict[str, Any], folder: Path) -> int:
     """1 when `check` holds the published answer (an ungrounded sentence got out), else 0."""
     draft = {
@@ -111,9 +116,9 @@ def run_set(
                 [
                     way,
                     " ".join(f"{SHORT[d]} {n}" for d, n in sorted(decisions.items())),
-                    f"{summary['answer_accuracy']:.2f}",
+                    _rate(summary["answer_accuracy"]),
                     summary["out_of_coverage_published"],
-                    f"{summary['published_quotes_verbatim_rate']:.2f}",
+                    _rate(summary["published_quotes_verbatim_rate"]),
                     escaped,
                     summary["model_calls"],
                     f"{summary['input_tokens']} / {summary['output_tokens']}",
@@ -134,7 +139,8 @@ def main() -> None:
     args = parser.parse_args()
     server = installed()
     if server is None:
-        raise SystemExit(f"The llama.cpp server is not installed: run `make llamacpp` ({SETUP}).")
+        print(f"skipped: the llama.cpp server is not installed; run `make llamacpp` ({SETUP})")
+        return
     headers = [
         "way",
         "decisions",

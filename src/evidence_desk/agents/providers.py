@@ -45,7 +45,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from ..errors import DeskError
 
@@ -67,15 +67,7 @@ Provider = Literal[
     "llamacpp",
     "openai-compatible",
 ]
-PROVIDERS: tuple[Provider, ...] = (
-    "openai",
-    "openai-responses",
-    "anthropic",
-    "ollama",
-    "vllm",
-    "llamacpp",
-    "openai-compatible",
-)
+PROVIDERS: tuple[Provider, ...] = tuple(p for p in get_args(Provider) if p != OFFLINE)
 OutputMode = Literal["tool", "native", "prompted"]
 OUTPUT_MODES: tuple[OutputMode, ...] = ("tool", "native", "prompted")
 

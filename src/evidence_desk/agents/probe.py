@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic_ai.models import Model
 
 from ..settings import Settings
+from . import prompts
 from .base import AgentFailure, RunBudget
 from .calls import CallPolicy, estimate_tokens
 from .prices import PriceTable
@@ -169,7 +170,14 @@ def plan(settings: Settings) -> ProbePlan:
         grouped.setdefault(key, (spec, []))[1].append(role)
     engines = list(grouped.values())
     policy = _policy(settings)
-    tokens_in = estimate_tokens(PROBE_PROMPT, _ProbeRole.task, "x" * 900)  # + rules, schema
+    schema = json.dumps(ProbeOut.model_json_schema())
+    # The worst case of the modes: the instructions, the schema, and prompted JSON's copy.
+    tokens_in = estimate_tokens(
+        PROBE_PROMPT,
+        prompts.instructions(_ProbeRole.task),
+        schema,
+        prompts.PROMPTED_TEMPLATE.format(schema=schema),
+    )
     tokens_out = max(policy.max_output_tokens, policy.reasoning_max_output_tokens)
     requests, spend, unpriced = 0, 0.0, []
     for spec, _ in engines:

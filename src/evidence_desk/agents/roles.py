@@ -26,6 +26,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import ClassVar, Generic, TypeVar
 
 from pydantic_ai import Agent, NativeOutput, PromptedOutput, ToolOutput
@@ -165,20 +166,10 @@ class AgentPlanner(_Role[PlanOut]):
     task = prompts.PLANNER_TASK
     output = PlanOut
 
-    def __init__(
-        self,
-        engine: str,
-        model: Model,
-        policy: CallPolicy,
-        prices: PriceTable,
-        *,
-        mode: OutputMode = "tool",
-        named_tool_choice: bool = False,
-    ) -> None:
-        super().__init__(
-            engine, model, policy, prices, mode=mode, named_tool_choice=named_tool_choice
-        )
-        self._rules = OfflinePlanner()  # what code reads in the question
+    @cached_property
+    def _rules(self) -> OfflinePlanner:
+        """What code reads in the question."""
+        return OfflinePlanner()
 
     def plan(self, question: str, profile: ArchiveProfile, budget: RunBudget) -> Advice[Plan]:
         today = datetime.now(UTC).date().isoformat()

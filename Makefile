@@ -19,10 +19,11 @@ test: $(VENV)/.installed
 	$(BIN)/pytest --cov=evidence_desk.trust --cov-branch --cov-report=term-missing:skip-covered \
 		--cov-fail-under=100
 
-# The edit loop: no slow test, nothing that loads the embedding model, and property tests at
-# a few examples each (the `fast` Hypothesis profile, tests/conftest.py); CI runs `make test`.
+# The edit loop: no slow test, nothing that loads the embedding model, no browser, and property
+# tests at a few examples each (the `fast` Hypothesis profile, tests/conftest.py); CI runs
+# `make test`.
 test-fast: $(VENV)/.installed
-	$(BIN)/pytest -q -m "not slow and not torch" --hypothesis-profile=fast
+	$(BIN)/pytest -q -m "not slow and not torch and not browser" --hypothesis-profile=fast
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check src tests bench

@@ -5,7 +5,7 @@ whole run (`tests/providers` turns it on around its own local servers), and the 
 keys, base URLs and desk settings of whoever runs the tests are removed from each test's
 environment.
 
-`make test-fast` is the edit loop: it leaves out `slow` and `torch` tests and selects the
+`make test-fast` is the edit loop: it leaves out `slow`, `torch` and `browser` tests and selects the
 `fast` Hypothesis profile, under which every property test runs with at most
 `FAST_EXAMPLES` examples, its own `@settings(max_examples=...)` included. `make test` (CI)
 never selects it: there each property test runs every example it asks for.

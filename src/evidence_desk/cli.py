@@ -512,3 +512,94 @@ def status(ctx: click.Context) -> None:
     """Show what the archive holds and where it lives."""
     for key, value in _desk(ctx).status().items():
         out.print(f"{key:>18}: {value}")
+
+
+# --------------------------------------------------------------------------- the web app
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--sample",
+    type=str,
+    help="Ingest this bundled sample archive (`sotu`) first when the archive is empty.",
+)
+@click.option(
+    "--log-level",
+    default="info",
+    show_default=True,
+    type=click.Choice(["debug", "info", "warning", "error"]),
+)
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int, sample: str | None, log_level: str) -> None:
+    """Serve the workspace, the standards desk and the reader widget (JSON logs on stderr)."""
+    import uvicorn
+
+    from .progress import IngestProgressBar
+    from .server import create_app
+    from .server.logs import configure
+
+    desk = _desk(ctx)
+    if sample and (not desk.settings.db_path.exists() or desk.store.count_documents() == 0):
+        err.print(f"The archive in {desk.settings.home} is empty: ingesting the {sample} sample.")
+        with IngestProgressBar(err) as bar:
+            desk.ingest_sample(sample, progress=bar.update)
+    desk.warm()  # a missing archive fails here, in one sentence, before anything listens
+    configure(log_level)
+    config = uvicorn.Config(
+        create_app(desk, warm=False),
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+        proxy_headers=False,
+    )
+    server = uvicorn.Server(config)
+    shown = f"[{host}]" if ":" in host else host
+    err.print(f"Evidence Desk is serving {desk.settings.home} at http://{shown}:{port}/")
+    server.run()
+
+
+@main.group()
+def users() -> None:
+    """The people of the web app: editors sign in to the standards desk."""
+
+
+def _password(from_stdin: bool) -> str:
+    if from_stdin or not sys.stdin.isatty():
+        line = sys.stdin.readline()
+        return line.rstrip("\r\n")
+    value: str = click.prompt("Password", hide_input=True, confirmation_prompt=True, err=True)
+    return value
+
+
+@users.command("add")
+@click.argument("name")
+@click.option("--editor", is_flag=True, help="May review held answers and pause the widget.")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+@click.pass_context
+def users_add(ctx: click.Context, name: str, editor: bool, password_stdin: bool) -> None:
+    """Add a person; the password is prompted for (or read from stdin) and stored as an
+    Argon2id hash."""
+    user = _desk(ctx).workspace.people.add(name, _password(password_stdin), editor=editor)
+    err.print(f"Added {user.role} {user.name}.")
+
+
+@users.command("passwd")
+@click.argument("name")
+@click.option("--editor", is_flag=True, help="Make (or keep) the person an editor.")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+@click.pass_context
+def users_passwd(ctx: click.Context, name: str, editor: bool, password_stdin: bool) -> None:
+    """Give a person a new password (and role); every session of theirs ends."""
+    user = _desk(ctx).workspace.people.reset(name, _password(password_stdin), editor=editor)
+    err.print(f"Changed the password of {user.role} {user.name}; their sessions ended.")
+
+
+@users.command("list")
+@click.pass_context
+def users_list(ctx: click.Context) -> None:
+    """The named people of this desk and their roles."""
+    for user in _desk(ctx).workspace.people.users():
+        out.print(f"{user.name}\t{user.role}\t{user.created_at}")

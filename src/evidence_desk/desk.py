@@ -9,12 +9,13 @@ data: whenever the store's generation moved past the index's, it is rebuilt from
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .agents import probe
 from .agents.doctor import DoctorReport, diagnose
@@ -57,6 +58,9 @@ from .trust.signing import (
     raw_public_key,
 )
 from .types import GatePolicy, Receipt
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -235,6 +239,48 @@ class Desk:
         )
         return self._result(state.run_id)
 
+    def submit(
+        self,
+        question: str,
+        *,
+        mode: str = "quick",
+        also: Callable[[sqlite3.Connection, str], None] | None = None,
+    ) -> str:
+        """Open a run and return its id at once, queued; `execute` runs it (the web app's
+        executor). `also(db)` is written in the transaction that opens it (its reader)."""
+        question = question.strip()
+        if not question:
+            raise DeskError("The question is empty.")
+        self._require_archive()
+        state = self.pipeline.opening(question, mode)
+        run_id = state.run_id
+        self._executor.open(state, also=None if also is None else lambda db: also(db, run_id))
+        return run_id
+
+    def execute(self, run_id: str) -> None:
+        """Run a submitted (or interrupted) run to its end in this thread."""
+        run = self._run_or_fail(run_id)
+        if run.status not in ("running", "queued"):
+            return
+        self._executor.resume(
+            run_id, self.pipeline.deps, self.pipeline.budget(), functions=self._stage_functions
+        )
+
+    def warm(self) -> None:
+        """Open every part a run needs now, in this thread, so concurrent runs share them
+        (the web app calls this before it serves)."""
+        self._require_archive()
+        self.archive.refresh()
+        _ = self.pipeline, self.key, self._executor, self.workspace
+        self.embedder.embed(["warm"])
+
+    @cached_property
+    def workspace(self) -> Workspace:
+        """Readers, editors, sessions, conversations, reviews, the kill switch (`workspace/`)."""
+        from .workspace import Workspace
+
+        return Workspace(self)
+
     @cached_property
     def key(self) -> Any:
         return load_or_create_key(self.settings.key_path)
@@ -323,6 +369,10 @@ class Desk:
         state = self._executor.load(run_id)
         summary = summarize(run, is_dead, self.run_records.now())
         return run_json(summary, state, self.run_records.calls(run_id))
+
+    def runs_state(self, run_id: str) -> str:
+        """A stored run's display state now (`runs/records.py`)."""
+        return self._state(run_id)
 
     def _state(self, run_id: str) -> str:
         return summarize(self.run_records.get(run_id), is_dead, self.run_records.now()).state

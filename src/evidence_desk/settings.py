@@ -131,6 +131,32 @@ class Settings(BaseSettings):
         description="Runs that may execute at once on this data directory (all processes); "
         "more wait in the order they were asked.",
     )
+    max_question_chars: int = Field(
+        2000,
+        ge=20,
+        description="The longest question the web app accepts; a longer one is a 413 with "
+        "one sentence, before any run opens.",
+    )
+    session_hours: float = Field(
+        12.0,
+        gt=0,
+        description="How long a web session lasts before its reader or editor signs in again.",
+    )
+    sign_in_attempts: int = Field(
+        5,
+        ge=1,
+        description="Failed sign-ins allowed per name and per client in `sign_in_window_minutes`"
+        " before more are refused with a 429.",
+    )
+    sign_in_window_minutes: float = Field(
+        15.0, gt=0, description="The window the failed sign-ins are counted in."
+    )
+    public_origin: str | None = Field(
+        None,
+        description="The origin readers reach the web app at (e.g. https://desk.example.org), "
+        "when a proxy sits in front of it: unsafe requests must come from it. Empty: the "
+        "request's own Host.",
+    )
     run_lease_seconds: float = Field(
         600.0,
         gt=0,
@@ -150,7 +176,7 @@ class Settings(BaseSettings):
         "to the packaged one, for the estimated spend in receipts.",
     )
 
-    @field_validator("prices_file", mode="before")
+    @field_validator("prices_file", "public_origin", mode="before")
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value

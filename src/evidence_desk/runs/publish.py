@@ -90,6 +90,13 @@ class Publisher:
         write_receipt_file(self.receipts_dir, state.run_id, stored.json)
         return Step({"receipt_sha256": stored.canonical_sha256}, None)
 
+    def publish(self, receipt: Receipt) -> StoredReceipt:
+        """Seal, append and write a receipt made outside a run's stages (an editor's review),
+        once per run id: publishing the same id again returns the stored one."""
+        stored = self.chain.get_receipt(receipt.run_id) or self._append(receipt)
+        write_receipt_file(self.receipts_dir, receipt.run_id, stored.json)
+        return stored
+
     def _append(self, receipt: Receipt) -> StoredReceipt:
         body = receipt.model_dump(mode="json")
         for _ in range(3):  # another process may append between our read and our write

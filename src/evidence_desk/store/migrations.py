@@ -177,6 +177,84 @@ def m006_run_call_price_source(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE run_calls ADD COLUMN price_source TEXT")
 
 
+@migration
+def m007_workspace(db: sqlite3.Connection) -> None:
+    # The web workspace (`accounts.py`): people (a reader may be anonymous: no name, no
+    # password), sessions by the SHA-256 of their opaque id (the id itself is never stored),
+    # sign-in attempts for rate limiting, conversations, which reader asked which run, editors'
+    # reviews of held runs, and every flip of the widget's kill switch.
+    db.execute(
+        """CREATE TABLE users (
+            user_id TEXT PRIMARY KEY,
+            name TEXT UNIQUE,
+            role TEXT NOT NULL CHECK (role IN ('reader', 'editor')),
+            password_hash TEXT,
+            created_at TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE sessions (
+            session_sha256 TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+            csrf_token TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            revoked_at TEXT
+        )"""
+    )
+    db.execute("CREATE INDEX sessions_user ON sessions(user_id)")
+    db.execute(
+        """CREATE TABLE sign_in_attempts (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            key TEXT NOT NULL,
+            at TEXT NOT NULL,
+            ok INTEGER NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX sign_in_attempts_key ON sign_in_attempts(key, at)")
+    db.execute(
+        """CREATE TABLE conversations (
+            conv_id TEXT PRIMARY KEY,
+            owner_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+            created_at TEXT NOT NULL,
+            title TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX conversations_owner ON conversations(owner_id, created_at)")
+    db.execute(
+        """CREATE TABLE run_owners (
+            run_id TEXT PRIMARY KEY REFERENCES runs(run_id) ON DELETE CASCADE,
+            owner_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+            conv_id TEXT REFERENCES conversations(conv_id) ON DELETE CASCADE,
+            channel TEXT NOT NULL CHECK (channel IN ('workspace', 'widget')),
+            asked_at TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX run_owners_conv ON run_owners(conv_id, asked_at)")
+    db.execute(
+        """CREATE TABLE reviews (
+            review_id TEXT PRIMARY KEY,
+            held_run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            editor_id TEXT NOT NULL REFERENCES users(user_id),
+            action TEXT NOT NULL CHECK (action IN ('approved', 'rejected', 'edited')),
+            reason TEXT NOT NULL,
+            at TEXT NOT NULL,
+            receipt_run_id TEXT,
+            outcome TEXT NOT NULL DEFAULT '{}'
+        )"""
+    )
+    db.execute("CREATE INDEX reviews_held ON reviews(held_run_id, at)")
+    db.execute(
+        """CREATE TABLE widget_switch (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            paused INTEGER NOT NULL,
+            user_id TEXT NOT NULL REFERENCES users(user_id),
+            at TEXT NOT NULL,
+            reason TEXT NOT NULL
+        )"""
+    )
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every pending migration in order; returns the names applied now.
 

@@ -205,7 +205,8 @@ def take_lease(
         "WHERE run_id = ?",
         (owner, lease_until(now, lease_seconds), iso_seconds(now), run_id),
     )
-    add_event(db, now, run_id, "run_resumed", run.next_stage, {"worker": owner})
+    if run.lease_owner != owner:  # taken over, not merely picked up by the worker that opened it
+        add_event(db, now, run_id, "run_resumed", run.next_stage, {"worker": owner})
     return run
 
 
@@ -466,9 +467,19 @@ class RunRecords:
         """The clock's time as run rows write it (leases compare against it)."""
         return iso_seconds(self.clock())
 
-    def open(self, opening: Mapping[str, Any], owner: str, lease_seconds: float) -> None:
+    def open(
+        self,
+        opening: Mapping[str, Any],
+        owner: str,
+        lease_seconds: float,
+        *,
+        also: Callable[[sqlite3.Connection], None] | None = None,
+    ) -> None:
+        """Store a new run; `also(db)` writes in the same transaction (the run's reader)."""
         with self._write() as db:
             open_run(db, self.clock(), opening, owner, lease_seconds)
+            if also is not None:
+                also(db)
 
     def get(self, run_id: str) -> StoredRun:
         with self._read() as db:

@@ -27,6 +27,7 @@ import numpy.typing as npt
 from ..clock import Clock
 from ..errors import DeskError
 from ..types import Document, Passage
+from .accounts import Accounts
 from .migrations import migrate
 from .rows import (
     DOCUMENT_COLUMN_COUNT,
@@ -145,6 +146,10 @@ class ArchiveStore:
     def runs_on(self, clock: Clock) -> RunRecords:
         """The same records, their times read from `clock` (`Desk(clock=...)`)."""
         return RunRecords(self._write, self._snapshot, clock)
+
+    def accounts_on(self, clock: Clock) -> Accounts:
+        """The workspace's people, sessions, conversations, reviews and kill switch."""
+        return Accounts(self._write, self._snapshot, clock)
 
     def close(self) -> None:
         with self._lock:

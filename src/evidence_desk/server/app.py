@@ -1,0 +1,170 @@
+"""The web app: one FastAPI application over one `Desk`.
+
+`create_app(desk)` wires the guard (`security.py`), the routes of readers (`reader.py`),
+editors (`editor.py`) and the widget (`widget.py`), the templates and static files, and the
+run executor (`jobs.py`). The app talks only to the desk and its workspace. Every refusal is
+one sentence: a JSON `{"error": ...}` for the API (paths under `/api/`) and for anything
+that asked for JSON, a small page otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+
+from ..errors import DeskError
+from ..workspace.errors import WorkspaceError
+from .jobs import RunExecutor
+from .logs import log
+from .security import BodyTooLarge, Guard
+
+if TYPE_CHECKING:
+    from ..desk import Desk
+
+HERE = Path(__file__).parent
+VERSION = "0.1.0"
+
+
+def templates() -> Jinja2Templates:
+    t = Jinja2Templates(directory=str(HERE / "templates"))
+    t.env.autoescape = True
+    t.env.trim_blocks = True
+    t.env.lstrip_blocks = True
+    return t
+
+
+def wants_json(request: Request) -> bool:
+    accept = request.headers.get("accept", "")
+    return request.url.path.startswith("/api/") or (
+        "application/json" in accept and "text/html" not in accept
+    )
+
+
+def refusal(request: Request, status: int, message: str) -> Response:
+    if wants_json(request):
+        return JSONResponse({"error": message}, status_code=status)
+    page = request.app.state.templates.get_template("error.html").render(
+        status=status, message=message, request=request
+    )
+    return HTMLResponse(page, status_code=status)
+
+
+def _validation_sentence(exc: RequestValidationError) -> str:
+    errors = exc.errors()
+    if not errors:
+        return "The request is invalid."
+    first = errors[0]
+    kind = str(first.get("type", ""))
+    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path", "form")]
+    where = ".".join(loc)
+    if kind == "json_invalid":
+        return "The request body is not valid JSON."
+    if kind == "missing":
+        return f"The field {where} is required." if where else "The request body is missing."
+    if kind in ("model_attributes_type", "dict_type"):
+        return "The request body must be a JSON object."
+    message = str(first.get("msg", "is invalid")).rstrip(".")
+    return f"The field {where}: {message}." if where else f"The request is invalid: {message}."
+
+
+def install_errors(app: FastAPI) -> None:
+    @app.exception_handler(WorkspaceError)
+    async def workspace_error(request: Request, exc: WorkspaceError) -> Response:
+        return refusal(request, exc.status, str(exc))
+
+    @app.exception_handler(DeskError)
+    async def desk_error(request: Request, exc: DeskError) -> Response:
+        return refusal(request, 400, str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        return refusal(request, 422, _validation_sentence(exc))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        messages = {
+            404: "There is no such page.",
+            405: "That method is not allowed here.",
+        }
+        detail = (
+            exc.detail if isinstance(exc.detail, str) and exc.status_code not in messages else None
+        )
+        return refusal(
+            request, exc.status_code, detail or messages.get(exc.status_code, "The request failed.")
+        )
+
+    @app.exception_handler(BodyTooLarge)
+    async def too_large(request: Request, exc: BodyTooLarge) -> Response:
+        return refusal(request, 413, str(exc))
+
+
+def create_app(desk: Desk, *, run_threads: int = 2, warm: bool = True) -> FastAPI:
+    """The web app over `desk`. When it starts, runs whose worker died resume, and with
+    `warm` the desk's parts open first (`serve` warms the desk itself, before it listens)."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if warm:
+            await run_in_threadpool(desk.warm)
+        resumed = await run_in_threadpool(app.state.runs.resume_interrupted)
+        if resumed:
+            log("resumed interrupted runs", runs=resumed)
+        log("serving", home=str(desk.settings.home))
+        yield
+        app.state.runs.shutdown()
+
+    app = FastAPI(
+        title="Evidence Desk",
+        version=VERSION,
+        summary="Answers a reader's question only with what its sources say, and proves it.",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+        lifespan=lifespan,
+    )
+    app.state.desk = desk
+    app.state.runs = RunExecutor(desk, run_threads)
+    app.state.templates = templates()
+    install_errors(app)
+
+    from . import auth, editor, reader, widget
+
+    app.include_router(reader.router)
+    app.include_router(auth.router)
+    app.include_router(editor.router)
+    app.include_router(widget.router)
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    @app.get("/healthz", tags=["operations"], summary="Health")
+    async def health() -> dict[str, Any]:
+        """`ok` when the archive opens; how many documents and runs executing."""
+        documents = await run_in_threadpool(desk.store.count_documents)
+        return {"ok": True, "documents": documents, "executing": len(app.state.runs.futures)}
+
+    @app.get("/api/docs", response_class=HTMLResponse, tags=["operations"], summary="API docs")
+    async def api_docs(request: Request) -> HTMLResponse:
+        """The JSON API's operations, from its OpenAPI document (served without any CDN)."""
+        spec = app.openapi()
+        operations = [
+            {"method": method.upper(), "path": path, **op}
+            for path, item in spec["paths"].items()
+            for method, op in item.items()
+        ]
+        page = app.state.templates.get_template("api_docs.html").render(
+            request=request, operations=operations, spec_json=json.dumps(spec, indent=2)
+        )
+        return HTMLResponse(page)
+
+    app.add_middleware(Guard)
+    return app

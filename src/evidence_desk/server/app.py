@@ -27,6 +27,7 @@ from ..errors import DeskError
 from ..workspace.errors import WorkspaceError
 from .jobs import RunExecutor
 from .logs import log
+from .reader import ViewCache
 from .security import BodyTooLarge, Guard
 
 if TYPE_CHECKING:
@@ -136,6 +137,7 @@ def create_app(desk: Desk, *, run_threads: int = 2, warm: bool = True) -> FastAP
     app.state.desk = desk
     app.state.runs = RunExecutor(desk, run_threads)
     app.state.templates = templates()
+    app.state.views = ViewCache()
     install_errors(app)
 
     from . import auth, editor, reader, widget

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
@@ -51,18 +52,42 @@ class Asked(BaseModel):
     events_url: str
 
 
+class ViewCache:
+    """Finished runs' JSON, newest used kept, at most `size`: a finished run changes only
+    when it is reviewed, and its key says how many reviews it had."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+
+    def get(self, key: tuple[str, str]) -> bytes | None:
+        body = self._items.get(key)
+        if body is not None:
+            self._items.move_to_end(key)
+        return body
+
+    def put(self, key: tuple[str, str], body: bytes) -> None:
+        self._items[key] = body
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+
+CSRF_SLOT = "\x00csrf\x00"  # where a cached page gets the reader's own token
+
+
+def render(request: Request, name: str, who: Who | None, csrf: str, **context: Any) -> str:
+    templates = request.app.state.templates
+    html: str = templates.get_template(name).render(
+        request=request, who=who, csrf=csrf, setup=workspace_of(request).setup(), **context
+    )
+    return html
+
+
 def page(
     request: Request, name: str, who: Who | None, status: int = 200, **context: Any
 ) -> HTMLResponse:
-    templates = request.app.state.templates
-    ws = workspace_of(request)
-    html = templates.get_template(name).render(
-        request=request,
-        who=who,
-        csrf=who.csrf if who else "",
-        setup=ws.setup(),
-        **context,
-    )
+    html = render(request, name, who, who.csrf if who else "", **context)
     return HTMLResponse(html, status_code=status)
 
 
@@ -118,23 +143,34 @@ async def ask_form(
 
 @router.get("/runs/{run_id}", response_class=HTMLResponse, include_in_schema=False)
 async def run_page(request: Request, run_id: str, who: Reader) -> HTMLResponse:
+    """A finished run's page is kept like its JSON, per way the navigation reads (editor or
+    not, signed-in name), with a placeholder where each reader's CSRF token goes."""
     ws = workspace_of(request)
     RUN_ID.set(run_id)
-    run = await run_in_threadpool(ws.run_page, who.user, run_id)
-    events = await run_in_threadpool(ws.events, who.user, run_id)
-    thread = None
-    if run.conv_id:
-        thread = await run_in_threadpool(ws.thread, who.user, run.conv_id)
-    return page(
-        request,
-        "run.html",
-        who,
-        run=run,
-        stages=stage_rows(events),
-        last_event=events[-1].seq if events else 0,
-        live=run.state in LIVE,
-        thread=thread,
-    )
+    key = ws.view_key(who.user, run_id)
+    cache: ViewCache = request.app.state.views
+    slot = (run_id, f"page|{key}|{who.user.is_editor}|{who.user.name}")
+    body = cache.get(slot) if key else None
+    if body is None:
+        run = await run_in_threadpool(ws.run_page, who.user, run_id)
+        events = await run_in_threadpool(ws.events, who.user, run_id)
+        conv = None
+        if run.conv_id:
+            conv = await run_in_threadpool(ws.accounts.conversation, run.conv_id, who.user.user_id)
+        html = render(
+            request,
+            "run.html",
+            who,
+            CSRF_SLOT,
+            run=run,
+            stages=stage_rows(events),
+            live=run.state in LIVE,
+            conversation=conv,
+        )
+        body = html.encode()
+        if key:
+            cache.put(slot, body)
+    return HTMLResponse(body.replace(CSRF_SLOT.encode(), who.csrf.encode()))
 
 
 @router.get(
@@ -267,12 +303,23 @@ async def api_ask(request: Request, body: AskBody, who: Writer) -> Asked:
 
 
 @router.get("/api/runs/{run_id}", tags=["reader"], summary="A run and its answer")
-async def api_run(request: Request, run_id: str, who: Reader) -> dict[str, Any]:
+async def api_run(request: Request, run_id: str, who: Reader) -> Response:
     """The run's state and, once it has one, its decision, reason, published answer with its
-    sentences' citations, and its sources. Another reader's run is a 404."""
+    sentences' citations, and its sources. Another reader's run is a 404.
+
+    A finished run's JSON is kept (`ViewCache`) under what it depends on, its status and its
+    number of reviews: read again, it costs the one query that checks its owner."""
     ws = workspace_of(request)
     RUN_ID.set(run_id)
-    return run_json(await run_in_threadpool(ws.run_page, who.user, run_id))
+    key = ws.view_key(who.user, run_id)  # one indexed read: cheaper inline than in a thread
+    cache: ViewCache = request.app.state.views
+    body = cache.get((run_id, key)) if key else None
+    if body is None:
+        page = await run_in_threadpool(ws.run_page, who.user, run_id)
+        body = json.dumps(run_json(page), ensure_ascii=False).encode()
+        if key:
+            cache.put((run_id, key), body)
+    return Response(body, media_type="application/json")
 
 
 @router.get("/api/runs/{run_id}/events", tags=["reader"], summary="A run's stored events")

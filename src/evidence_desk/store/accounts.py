@@ -263,6 +263,17 @@ def run_owner(db: sqlite3.Connection, run_id: str) -> OwnedRun | None:
     return None if row is None else OwnedRun(*row)
 
 
+def run_access(db: sqlite3.Connection, run_id: str) -> tuple[str | None, str, int] | None:
+    """A run's owner (None: nobody's), status and number of reviews, in one query: what a
+    cached view of a finished run is keyed by."""
+    row = db.execute(
+        "SELECT o.owner_id, r.status, (SELECT COUNT(*) FROM reviews v WHERE v.held_run_id = "
+        "r.run_id) FROM runs r LEFT JOIN run_owners o ON o.run_id = r.run_id WHERE r.run_id = ?",
+        (run_id,),
+    ).fetchone()
+    return None if row is None else (row[0], row[1], int(row[2]))
+
+
 def conversation_runs(db: sqlite3.Connection, conv_id: str) -> list[OwnedRun]:
     rows = db.execute(
         f"SELECT {_OWNED} FROM run_owners WHERE conv_id = ? ORDER BY asked_at", (conv_id,)
@@ -442,6 +453,10 @@ class Accounts:
     def run_owner(self, run_id: str) -> OwnedRun | None:
         with self._read() as db:
             return run_owner(db, run_id)
+
+    def run_access(self, run_id: str) -> tuple[str | None, str, int] | None:
+        with self._read() as db:
+            return run_access(db, run_id)
 
     def conversation_runs(self, conv_id: str) -> list[OwnedRun]:
         with self._read() as db:

@@ -85,7 +85,9 @@ class Workspace:
     # ------------------------------------------------------------------ asking
 
     def check_question(self, question: str) -> str:
-        question = question.strip()
+        """The question as a run gets it: stripped, without NUL characters (pages use one as
+        a placeholder), within `max_question_chars`."""
+        question = question.replace("\x00", "").strip()
         if not question:
             raise WorkspaceError("The question is empty.")
         limit = self.settings.max_question_chars
@@ -133,6 +135,15 @@ class Workspace:
         if user.is_editor and self._exists(run_id):
             return owned
         raise NotFound(f"There is no run {run_id}.")
+
+    def view_key(self, user: User, run_id: str) -> str | None:
+        """What a finished run's view depends on, for a cache (`server/reader.py`): None
+        while the run may still change. One indexed query; NotFound like `_owned`."""
+        access = self.accounts.run_access(run_id)
+        if access is None or (access[0] != user.user_id and not user.is_editor):
+            raise NotFound(f"There is no run {run_id}.")
+        _, status, reviews = access
+        return f"{status}:{reviews}" if status in ("finished", "cancelled") else None
 
     def _exists(self, run_id: str) -> bool:
         try:

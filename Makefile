@@ -6,9 +6,15 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_QUESTION ?= What did Franklin D. Roosevelt say about freedom of speech in 1941?
 
-.PHONY: demo test test-fast lint bench install llamacpp clean
+.PHONY: demo ask test test-fast lint bench install llamacpp clean
 
+# Ingests the sample archive if the data dir is empty, then serves the workspace (the URL is
+# printed; Ctrl-C stops it).
 demo: $(VENV)/.installed
+	$(BIN)/evidence-desk serve --sample sotu
+
+# The same desk on the command line: one question, its answer, sources and receipt.
+ask: $(VENV)/.installed
 	$(BIN)/evidence-desk ingest --sample sotu
 	$(BIN)/evidence-desk ask "$(DEMO_QUESTION)"
 

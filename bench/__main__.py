@@ -3,7 +3,8 @@
 Runs, in order, each in its own process so one's memory and threads do not colour the next:
 embedding throughput, ingest (sample and digital.gov, cold), retrieval latency (digital.gov
 size and 200,000 passages), warm `ask` latency, the cost of storing runs and resuming one
-after a kill, model calls and tokens of a Quick run with a scripted provider, both
+after a kill, model calls and tokens of a Quick run with a scripted provider, the web app
+under load on loopback (published-answer reads, widget asks, the first stage event), both
 evaluation sets (beside the desk before and a BM25 baseline), both sets in Quick and in
 Deep mode, both executors on both sets, the coverage calibration on two archives, the
 auditor on WiCE, hostile drafts against the grounding contract, and both sets against a
@@ -57,6 +58,8 @@ def main() -> int:
         failures += _run("ask", "--home", str(home)) != 0
         failures += _run("runs", "--home", str(home), *quick) != 0
         failures += _run("model_calls", "--home", str(home)) != 0
+        web = ["--levels", "1", "16"] if args.quick else []
+        failures += _run("web", "--home", str(home), *web) != 0
         homes = ["--sample-home", str(home)]
         if DIGITALGOV_FOLDER.exists():
             dg = Path(tmp) / "digitalgov"

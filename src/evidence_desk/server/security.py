@@ -25,6 +25,8 @@ import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from starlette.exceptions import HTTPException
+
 from ..store.accounts import Session
 from .logs import REQUEST_ID, RUN_ID, log
 
@@ -198,8 +200,14 @@ class Guard:
         return with_headers
 
 
-class BodyTooLarge(Exception):
-    """A chunked body grew past the limit while it was read (the app answers 413)."""
+class BodyTooLarge(HTTPException):
+    """A chunked body grew past the limit while it was read (the app answers 413). An
+    `HTTPException`, because FastAPI re-raises those from its body reader and turns any
+    other error there into a 400 ("There was an error parsing the body")."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(f"The request body is larger than {limit // 1024} KiB.")
+        message = f"The request body is larger than {limit // 1024} KiB."
+        super().__init__(413, message)
+
+    def __str__(self) -> str:
+        return str(self.detail)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..store.accounts import Channel, Conversation, OwnedRun, SwitchFlip, User
 from ..store.runs import StoredEvent
-from .errors import Forbidden, NotFound, TooLarge, WorkspaceError
+from .errors import Forbidden, NotFound, TooLarge, WorkspaceError, shown
 from .people import People
 from .review import ReviewResult, StandardsDesk
 from .views import AnswerView, SourceView, answer_view, held_reasons, source_view
@@ -134,14 +134,14 @@ class Workspace:
             return owned
         if user.is_editor and self._exists(run_id):
             return owned
-        raise NotFound(f"There is no run {run_id}.")
+        raise NotFound(f"There is no run {shown(run_id)}.")
 
     def view_key(self, user: User, run_id: str) -> str | None:
         """What a finished run's view depends on, for a cache (`server/reader.py`): None
         while the run may still change. One indexed query; NotFound like `_owned`."""
         access = self.accounts.run_access(run_id)
         if access is None or (access[0] != user.user_id and not user.is_editor):
-            raise NotFound(f"There is no run {run_id}.")
+            raise NotFound(f"There is no run {shown(run_id)}.")
         _, status, reviews = access
         return f"{status}:{reviews}" if status in ("finished", "cancelled") else None
 
@@ -207,7 +207,7 @@ class Workspace:
         }
         stored = self.desk.store.get_receipt(receipt_id) if receipt_id in ids else None
         if stored is None:
-            raise NotFound(f"Run {run_id} has no receipt {receipt_id}.")
+            raise NotFound(f"Run {shown(run_id)} has no receipt {shown(receipt_id)}.")
         return stored.json
 
     def source(self, user: User, run_id: str, source_id: str) -> SourceView:
@@ -217,7 +217,7 @@ class Workspace:
             view = source_view(r, source_id) if r else None
             if view is not None:
                 return view
-        raise NotFound(f"Run {run_id} has no source {source_id}.")
+        raise NotFound(f"Run {shown(run_id)} has no source {shown(source_id)}.")
 
     # ------------------------------------------------------------------ conversations
 

@@ -9,6 +9,11 @@ from __future__ import annotations
 from ..errors import DeskError
 
 
+def shown(value: str, limit: int = 64) -> str:
+    """An id as a refusal repeats it: at most `limit` characters (ids come from requests)."""
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
 class WorkspaceError(DeskError, ValueError):
     """Bad input: a 400."""
 

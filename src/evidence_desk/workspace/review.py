@@ -12,12 +12,18 @@ Three decisions, each recorded with the editor's name and time:
   publish the answer.
 * **edit** takes a new draft and checks it through the same checks, auditor and gate
   against the held run's own sources. If the gate publishes it, a new receipt with that
-  decision (and `review`) is sealed; if not, nothing is published and the editor sees why.
+  decision (and `review`) is sealed; if not, nothing is published, and the review keeps the
+  draft and its checked claims so the editor sees which sentence the gate still holds.
+
+One decision closes a run: the check that it is still open and the decision's record happen
+under one lock, so two editors deciding at once in this process cannot both publish it (the
+second is refused as already reviewed).
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +37,7 @@ from ..store.sqlite import ArchiveStore
 from ..trust import gate
 from ..trust.checks import EvidenceSource, check_draft
 from ..types import ClaimAudit, Coverage, GatePolicy, Receipt, Source, Verdict
-from .errors import Conflict, NotFound, WorkspaceError
+from .errors import Conflict, NotFound, WorkspaceError, shown
 
 MAX_DRAFT_CHARS = 20_000
 
@@ -62,12 +68,13 @@ class StandardsDesk:
         self.policy = policy
         self.settings = settings
         self.clock = clock
+        self._lock = threading.Lock()  # held from `_open` to `_record`: one decision per run
 
     def held_receipt(self, run_id: str) -> tuple[dict[str, Any], str]:
         """The held run's receipt and its hash; a run that is not held is refused."""
         stored = self.store.get_receipt(run_id)
         if stored is None:
-            raise NotFound(f"There is no finished run {run_id}.")
+            raise NotFound(f"There is no finished run {shown(run_id)}.")
         receipt: dict[str, Any] = json.loads(stored.json)
         if receipt.get("decision") != "HELD_FOR_REVIEW" or receipt.get("review"):
             raise Conflict(f"Run {run_id} is not held for review.")
@@ -128,34 +135,38 @@ class StandardsDesk:
         return ReviewResult(review, receipt)
 
     def approve(self, editor: User, run_id: str, note: str = "") -> ReviewResult:
-        receipt, sha = self._open(run_id)
-        text = " ".join(c["text"] for c in receipt.get("claims", []))
-        if not text.strip():
-            raise WorkspaceError(f"Run {run_id} has no draft to publish; reject it or edit it.")
-        review = self._review_block("approved", editor, run_id, sha, note.strip())
-        review["published_answer"] = text
-        body = {
-            **receipt,
-            "run_id": self._next_id(run_id),
-            "created_at": review["reviewed_at"],
-            "review": review,
-        }
-        sealed = self._seal(body)
-        return self._record("approved", editor, run_id, note.strip(), sealed, {"published": True})
+        with self._lock:
+            receipt, sha = self._open(run_id)
+            text = " ".join(c["text"] for c in receipt.get("claims", []))
+            if not text.strip():
+                raise WorkspaceError(f"Run {run_id} has no draft to publish; reject it or edit it.")
+            review = self._review_block("approved", editor, run_id, sha, note.strip())
+            review["published_answer"] = text
+            body = {
+                **receipt,
+                "run_id": self._next_id(run_id),
+                "created_at": review["reviewed_at"],
+                "review": review,
+            }
+            sealed = self._seal(body)
+            return self._record(
+                "approved", editor, run_id, note.strip(), sealed, {"published": True}
+            )
 
     def reject(self, editor: User, run_id: str, reason: str) -> ReviewResult:
-        self._open(run_id)
         reason = reason.strip()
-        if not reason:
-            raise WorkspaceError(
-                "Say why the answer is rejected: readers are told it was not "
-                "published, and the reason is kept."
-            )
-        return self._record("rejected", editor, run_id, reason, None, {"published": False})
+        with self._lock:
+            self._open(run_id)
+            if not reason:
+                raise WorkspaceError(
+                    "Say why the answer is rejected: readers are told it was not "
+                    "published, and the reason is kept."
+                )
+            return self._record("rejected", editor, run_id, reason, None, {"published": False})
 
     def edit(self, editor: User, run_id: str, draft: str, note: str = "") -> ReviewResult:
         """Re-check `draft` against the held run's sources through the same gate."""
-        receipt, sha = self._open(run_id)
+        receipt, _ = self._open(run_id)
         draft = draft.strip()
         if not draft:
             raise WorkspaceError("The edited draft is empty.")
@@ -167,24 +178,28 @@ class StandardsDesk:
             "reason": outcome.reason,
             "published": bool(outcome.published_answer),
             "failure": failure,
-        }
-        if not outcome.published_answer:
-            return self._record("edited", editor, run_id, outcome.reason, None, summary)
-        review = self._review_block("edited", editor, run_id, sha, note.strip())
-        body = {
-            **receipt,
-            "run_id": self._next_id(run_id),
-            "created_at": review["reviewed_at"],
             "draft": draft,
-            "claims": [c.model_dump(mode="json") for c in claims],
-            "quotes": [q.model_dump(mode="json") for c in claims for q in c.quotes],
-            "decision": outcome.decision.value,
-            "reason": outcome.reason,
-            "published_answer": outcome.published_answer,
-            "review": review,
         }
-        sealed = self._seal(body)
-        return self._record("edited", editor, run_id, outcome.reason, sealed, summary)
+        with self._lock:  # the check ran unlocked: another editor may have decided meanwhile
+            receipt, sha = self._open(run_id)
+            if not outcome.published_answer:
+                summary["claims"] = [c.model_dump(mode="json") for c in claims]
+                return self._record("edited", editor, run_id, outcome.reason, None, summary)
+            review = self._review_block("edited", editor, run_id, sha, note.strip())
+            body = {
+                **receipt,
+                "run_id": self._next_id(run_id),
+                "created_at": review["reviewed_at"],
+                "draft": draft,
+                "claims": [c.model_dump(mode="json") for c in claims],
+                "quotes": [q.model_dump(mode="json") for c in claims for q in c.quotes],
+                "decision": outcome.decision.value,
+                "reason": outcome.reason,
+                "published_answer": outcome.published_answer,
+                "review": review,
+            }
+            sealed = self._seal(body)
+            return self._record("edited", editor, run_id, outcome.reason, sealed, summary)
 
     def _check(self, receipt: dict[str, Any], draft: str) -> tuple[list[Any], Any, str | None]:
         sources = [Source.model_validate(s) for s in receipt.get("sources", [])]

@@ -237,45 +237,59 @@ def source_view(receipt: dict[str, Any], source_id: str) -> SourceView | None:
     return SourceView(card(source), passages, quotes, tuple(source.get("queries", ())))
 
 
+def _problems(claim: dict[str, Any]) -> list[str]:
+    """Every check a claim failed, and the auditor's doubt, each as a phrase an editor reads."""
+    checks = claim.get("checks", {})
+    problems: list[str] = []
+    if not checks.get("has_citation", True):
+        problems.append("cites no source")
+    if checks.get("unknown_citations"):
+        problems.append(
+            "cites sources that do not exist: " + ", ".join(checks["unknown_citations"])
+        )
+    elif not checks.get("citations_exist", True):
+        problems.append("cites a source that does not exist (a malformed source marker)")
+    for q in claim.get("quotes", []):
+        if not q.get("verbatim"):
+            problems.append(f"the quote “{q.get('text', '')}” is not verbatim in its source")
+    if checks.get("unmatched_numbers"):
+        problems.append(
+            "numbers or dates not in the cited passages: " + ", ".join(checks["unmatched_numbers"])
+        )
+    if checks.get("model_directed_sources"):
+        problems.append(
+            "cited source text gives orders to a model: "
+            + ", ".join(checks["model_directed_sources"])
+        )
+    problems.extend(str(g) for g in checks.get("grounding", ()))
+    if checks.get("hidden_characters"):
+        problems.append(
+            "invisible, direction-changing or look-alike characters: "
+            + "; ".join(checks["hidden_characters"])
+        )
+    if checks.get("markup"):
+        problems.append("markup outside the quotes: " + "; ".join(checks["markup"]))
+    if checks.get("unbalanced_quote_marks"):
+        problems.append("a quotation mark without its partner")
+    # the auditor's own verdict (the effective one is capped by the failed checks above)
+    auditor = claim.get("auditor_verdict") or ("" if problems else claim.get("verdict", ""))
+    if auditor and auditor != "supported":
+        problems.append(f"the auditor found it {auditor}")
+    return problems
+
+
 def held_reasons(receipt: dict[str, Any]) -> list[dict[str, Any]]:
     """Why a held run was held, sentence by sentence: which sentence, quote and check."""
-    out: list[dict[str, Any]] = []
-    for n, claim in enumerate(receipt.get("claims", []), start=1):
-        checks = claim.get("checks", {})
-        problems: list[str] = []
-        if not checks.get("has_citation", True):
-            problems.append("cites no source")
-        if checks.get("unknown_citations"):
-            problems.append(
-                "cites sources that do not exist: " + ", ".join(checks["unknown_citations"])
-            )
-        for q in claim.get("quotes", []):
-            if not q.get("verbatim"):
-                problems.append(f"the quote “{q.get('text', '')}” is not verbatim in its source")
-        if checks.get("unmatched_numbers"):
-            problems.append(
-                "numbers or dates not in the cited passages: "
-                + ", ".join(checks["unmatched_numbers"])
-            )
-        if checks.get("model_directed_sources"):
-            problems.append(
-                "cited source text gives orders to a model: "
-                + ", ".join(checks["model_directed_sources"])
-            )
-        problems.extend(str(g) for g in checks.get("grounding", ()))
-        verdict = claim.get("verdict", "")
-        if verdict in ("unsupported", "contradicted") and not problems:
-            problems.append(f"the auditor found it {verdict}")
-        out.append(
-            {
-                "number": n,
-                "text": claim.get("text", ""),
-                "segments": segments(claim.get("text", "")),
-                "verdict": verdict,
-                "auditor_verdict": claim.get("auditor_verdict", verdict),
-                "evidence": list(claim.get("evidence", [])),
-                "problems": problems,
-                "kept": bool(claim.get("kept")),
-            }
-        )
-    return out
+    return [
+        {
+            "number": n,
+            "text": claim.get("text", ""),
+            "segments": segments(claim.get("text", "")),
+            "verdict": claim.get("verdict", ""),
+            "auditor_verdict": claim.get("auditor_verdict", claim.get("verdict", "")),
+            "evidence": list(claim.get("evidence", [])),
+            "problems": _problems(claim),
+            "kept": bool(claim.get("kept")),
+        }
+        for n, claim in enumerate(receipt.get("claims", []), start=1)
+    ]

@@ -5,7 +5,8 @@ const consoleEl = document.getElementById("console");
 function statsText(data) {
   const tokens = (data.input_tokens || 0) + (data.output_tokens || 0);
   const ms = typeof data.latency_ms === "number" ? data.latency_ms.toFixed(1) : "?";
-  return `${ms} ms · ${data.calls || 0} calls · ${tokens} tokens`;
+  const calls = data.calls || 0;
+  return `${ms} ms · ${calls} ${calls === 1 ? "call" : "calls"} · ${tokens} tokens`;
 }
 
 function stageRow(list, stage) {

@@ -204,7 +204,25 @@ def test_a_missing_or_forged_token_is_refused(
     assert w.run(run_id, **{"x-widget-token": "forged"}).status_code == 401
     people = web_desk.workspace.people
     editors = people.sign_in("desk-editor", PASSWORD, "test", previous=None).token
-    assert w.run(run_id, **{"x-widget-token": editors}).status_code == 403
+    assert w.run(run_id, **{"x-widget-token": editors}).status_code == 401  # a cookie's token
+
+
+def test_a_widget_token_and_a_workspace_cookie_do_not_open_each_other(
+    widget: Callable[[], Widget], server: TestClient, app: FastAPI
+) -> None:
+    w = widget()
+    run_id = w.ask(QUESTION)
+    w.wait(run_id)
+    browser = TestClient(app, follow_redirects=False)
+    page = browser.get(f"/api/runs/{run_id}", headers={"cookie": f"evidence_session={w.token}"})
+    assert page.status_code == 404  # a new anonymous reader, not the widget's session
+    reader_token = page.headers["set-cookie"].split(";")[0].split("=", 1)[1]
+    assert reader_token != w.token
+    body = {"question": QUESTION}
+    r = w.client.post(
+        "/widget/api/ask", json=body, headers=w.headers(**{"x-widget-token": reader_token})
+    )
+    assert r.status_code == 401
 
 
 def test_another_sessions_run_is_not_found(

@@ -178,7 +178,7 @@ async def widget_session(request: Request, token: str | None) -> Session:
             raise WidgetRefused(f"The request was refused because {why}.")
     if not token:
         raise WidgetSessionEnded(ENDED)
-    session = await run_in_threadpool(workspace_of(request).people.session, token)
+    session = await run_in_threadpool(workspace_of(request).people.session, token, "widget")
     if session is None:
         raise WidgetSessionEnded(ENDED)
     if session.user.name is not None or session.user.is_editor:
@@ -236,7 +236,7 @@ def frame(
 async def widget_page(request: Request) -> HTMLResponse:
     if await paused(request):
         return frame(request, is_paused=True)
-    opened = await run_in_threadpool(workspace_of(request).people.reader_session)
+    opened = await run_in_threadpool(workspace_of(request).people.reader_session, "widget")
     return frame(request, token=opened.token)
 
 

@@ -24,6 +24,7 @@ from ..clock import Clock, iso_ms, iso_seconds, system_clock
 from .runs import Transaction
 
 Role = Literal["reader", "editor"]
+SessionKind = Literal["cookie", "widget"]
 Channel = Literal["workspace", "widget"]
 ReviewAction = Literal["approved", "rejected", "edited"]
 
@@ -56,6 +57,7 @@ class Session:
     csrf_token: str
     created_at: str
     expires_at: str
+    kind: SessionKind = "cookie"
 
 
 @dataclass(frozen=True)
@@ -154,30 +156,34 @@ def open_session(
     session_sha256: str,
     csrf_token: str,
     ttl_seconds: float,
+    kind: SessionKind,
 ) -> None:
     db.execute(
-        "INSERT INTO sessions (session_sha256, user_id, csrf_token, created_at, expires_at) "
-        "VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO sessions (session_sha256, user_id, csrf_token, created_at, expires_at, "
+        "kind) VALUES (?, ?, ?, ?, ?, ?)",
         (
             session_sha256,
             user_id,
             csrf_token,
             iso_seconds(now),
             iso_seconds(now + dt.timedelta(seconds=ttl_seconds)),
+            kind,
         ),
     )
 
 
-def live_session(db: sqlite3.Connection, now: dt.datetime, session_sha256: str) -> Session | None:
+def live_session(
+    db: sqlite3.Connection, now: dt.datetime, session_sha256: str, kind: SessionKind
+) -> Session | None:
     row = db.execute(
         f"SELECT {_USER}, s.session_sha256, s.csrf_token, s.created_at, s.expires_at "
-        "FROM sessions s JOIN users u ON u.user_id = s.user_id "
-        "WHERE s.session_sha256 = ? AND s.revoked_at IS NULL AND s.expires_at > ?",
-        (session_sha256, iso_seconds(now)),
+        "FROM sessions s JOIN users u ON u.user_id = s.user_id WHERE s.session_sha256 = ? "
+        "AND s.kind = ? AND s.revoked_at IS NULL AND s.expires_at > ?",
+        (session_sha256, kind, iso_seconds(now)),
     ).fetchone()
     if row is None:
         return None
-    return Session(row[4], _user(row), row[5], row[6], row[7])
+    return Session(row[4], _user(row), row[5], row[6], row[7], kind)
 
 
 def revoke_session(db: sqlite3.Connection, now: dt.datetime, session_sha256: str) -> None:
@@ -399,15 +405,21 @@ class Accounts:
             return list_users(db)
 
     def open_session(
-        self, user_id: str, session_sha256: str, csrf_token: str, ttl_seconds: float
+        self,
+        user_id: str,
+        session_sha256: str,
+        csrf_token: str,
+        ttl_seconds: float,
+        kind: SessionKind = "cookie",
     ) -> None:
         with self._write() as db:
-            open_session(db, self.clock(), user_id, session_sha256, csrf_token, ttl_seconds)
+            now = self.clock()
+            open_session(db, now, user_id, session_sha256, csrf_token, ttl_seconds, kind)
 
-    def session(self, session_sha256: str) -> Session | None:
-        """The live session with this hash: not revoked, not expired."""
+    def session(self, session_sha256: str, kind: SessionKind = "cookie") -> Session | None:
+        """The live session of this kind with this hash: not revoked, not expired."""
         with self._read() as db:
-            return live_session(db, self.clock(), session_sha256)
+            return live_session(db, self.clock(), session_sha256, kind)
 
     def revoke_session(self, session_sha256: str) -> None:
         with self._write() as db:

@@ -180,7 +180,8 @@ def m006_run_call_price_source(db: sqlite3.Connection) -> None:
 @migration
 def m007_workspace(db: sqlite3.Connection) -> None:
     # The web workspace (`accounts.py`): people (a reader may be anonymous: no name, no
-    # password), sessions by the SHA-256 of their opaque id (the id itself is never stored),
+    # password), sessions by the SHA-256 of their opaque id (the id itself is never stored)
+    # and their kind (a browser's cookie or a widget frame's token: neither opens the other),
     # sign-in attempts for rate limiting, conversations, which reader asked which run, editors'
     # reviews of held runs, and every flip of the widget's kill switch.
     db.execute(
@@ -199,7 +200,8 @@ def m007_workspace(db: sqlite3.Connection) -> None:
             csrf_token TEXT NOT NULL,
             created_at TEXT NOT NULL,
             expires_at TEXT NOT NULL,
-            revoked_at TEXT
+            revoked_at TEXT,
+            kind TEXT NOT NULL DEFAULT 'cookie' CHECK (kind IN ('cookie', 'widget'))
         )"""
     )
     db.execute("CREATE INDEX sessions_user ON sessions(user_id)")

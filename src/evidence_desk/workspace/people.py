@@ -20,7 +20,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from ..settings import Settings
-from ..store.accounts import AccountExists, Accounts, Role, Session, User
+from ..store.accounts import AccountExists, Accounts, Role, Session, SessionKind, User
 from .errors import SignInRequired, TooManyAttempts, WorkspaceError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -88,24 +88,26 @@ class People:
 
     # ------------------------------------------------------------------ sessions
 
-    def _open(self, user: User) -> Opened:
+    def _open(self, user: User, kind: SessionKind = "cookie") -> Opened:
         token = secrets.token_urlsafe(32)
         csrf = secrets.token_urlsafe(32)
         ttl = self.settings.session_hours * 3600.0
-        self.accounts.open_session(user.user_id, token_sha256(token), csrf, ttl)
-        session = self.accounts.session(token_sha256(token))
+        self.accounts.open_session(user.user_id, token_sha256(token), csrf, ttl, kind)
+        session = self.accounts.session(token_sha256(token), kind)
         assert session is not None  # just written, in the future
         return Opened(token, session)
 
-    def reader_session(self) -> Opened:
-        """A new anonymous reader and their session (a first visit)."""
-        return self._open(self.accounts.add_user(None, "reader", None))
+    def reader_session(self, kind: SessionKind = "cookie") -> Opened:
+        """A new anonymous reader and their session: a browser's first visit (`cookie`), or
+        a widget frame's page (`widget`)."""
+        return self._open(self.accounts.add_user(None, "reader", None), kind)
 
-    def session(self, token: str | None) -> Session | None:
-        """The live session a cookie's token names, if any."""
+    def session(self, token: str | None, kind: SessionKind = "cookie") -> Session | None:
+        """The live session of `kind` a token names, if any: a widget's token is no cookie,
+        and a cookie's is no widget token."""
         if not token or len(token) > 256:
             return None
-        return self.accounts.session(token_sha256(token))
+        return self.accounts.session(token_sha256(token), kind)
 
     def sign_in(self, name: str, password: str, client: str, *, previous: str | None) -> Opened:
         """Check the password; a new session, and the `previous` token's session ended."""

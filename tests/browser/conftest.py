@@ -1,5 +1,6 @@
 """Fixtures for the browser tests: Debian's Chromium through Playwright's sync API, one
-browser per session and a fresh context per test (`evidence_desk.testing.browser`).
+browser per test module (never open past it: see `browser`) and a fresh context per test
+(`evidence_desk.testing.browser`).
 
 Every test in this folder is marked `browser` (`make test-fast` leaves them out). Without a
 Chromium (`chromium_path()` is None) they are skipped with the reason; CI sets
@@ -54,8 +55,11 @@ def pytest_runtest_makereport(
     return report
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Chromium for one test module. Not for the session: while Playwright's sync API is
+    open, its event loop runs on the main thread, and every later test that runs a loop of
+    its own there (Pydantic AI's `run_sync`) fails with "This event loop is already running"."""
     if CHROMIUM is None:  # reached only when EVIDENCE_DESK_REQUIRE_BROWSER=1
         pytest.fail(NO_CHROMIUM)
     with sync_playwright() as playwright:

@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from ..workspace.errors import SignInRequired, TooManyAttempts
 from .context import Who, reader, set_session_cookie, workspace_of, writer
 from .reader import page
+from .security import local_path
 
 router = APIRouter()
 
@@ -24,18 +25,11 @@ def client_key(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def _safe_next(target: str | None) -> str:
-    """Only a path of this site: never another origin (`//evil`, `https://...`)."""
-    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
-        return target
-    return "/desk"
-
-
 @router.get("/signin", response_class=HTMLResponse, include_in_schema=False)
 async def signin_page(
     request: Request, who: Annotated[Who, Depends(reader)], next: str | None = None
 ) -> HTMLResponse:
-    return page(request, "signin.html", who, next=_safe_next(next), error=None)
+    return page(request, "signin.html", who, next=local_path(next), error=None)
 
 
 @router.post("/signin", include_in_schema=False)
@@ -52,9 +46,9 @@ async def signin(
             lambda: people.sign_in(name, password, client_key(request), previous=who.token)
         )
     except (SignInRequired, TooManyAttempts) as exc:
-        return page(request, "signin.html", who, exc.status, next=_safe_next(next), error=str(exc))
+        return page(request, "signin.html", who, exc.status, next=local_path(next), error=str(exc))
     set_session_cookie(request, opened.token)
-    return RedirectResponse(_safe_next(next), status_code=303)
+    return RedirectResponse(local_path(next), status_code=303)
 
 
 @router.post("/signout", include_in_schema=False)

@@ -31,6 +31,7 @@ from ..workspace.views import held_reasons
 from .context import Who, editor, editor_writer, workspace_of
 from .logs import RUN_ID
 from .reader import page
+from .security import local_path
 
 router = APIRouter()
 Editor = Annotated[Who, Depends(editor)]
@@ -86,13 +87,6 @@ def plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [plain(v) for v in value]
     return value
-
-
-def _back(target: str | None) -> str:
-    """Where a form returns to: a path of this site only, never another origin."""
-    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
-        return target
-    return "/desk"
 
 
 def _switch_value(value: str) -> bool:
@@ -236,7 +230,7 @@ async def switch_form(
     next: Annotated[str | None, Form()] = None,
 ) -> Response:
     await _flip(request, who, _switch_value(paused), reason)
-    return RedirectResponse(_back(next), status_code=303)
+    return RedirectResponse(local_path(next), status_code=303)
 
 
 # ---------------------------------------------------------------------- JSON API

@@ -61,6 +61,14 @@ def session_cookie(token: str, *, secure: bool, max_age: int) -> str:
     return "; ".join(parts)
 
 
+def local_path(target: str | None, default: str = "/desk") -> str:
+    """Where a form may send the browser next: a path of this site only, never another
+    origin (`//evil.example`, `/\\evil.example`, `https://...`)."""
+    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
+        return target
+    return default
+
+
 def tokens_match(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 

@@ -249,6 +249,24 @@ class Settings(BaseSettings):
         "`last month`); a period of at most 31 days is searched this much further.",
     )
 
+    # --- web sources
+    fetch_max_bytes: int = Field(
+        3_000_000,
+        description="Bytes one fetched page may be, on the wire and again after decoding.",
+    )
+    fetch_max_redirects: int = Field(3, description="Redirects one fetch follows, each re-checked.")
+    fetch_seconds: float = Field(
+        20.0, description="Seconds one fetch may take in all, redirects included."
+    )
+    fetch_ports: tuple[int, ...] = Field(
+        (80, 443, 8080, 8443), description="The only ports pages are fetched from."
+    )
+    fetch_allow_loopback: bool = Field(
+        False,
+        description="Let fetches reach 127.0.0.0/8 and ::1 (local test fixtures only; every "
+        "other private, link-local or reserved address stays refused). Off by default.",
+    )
+
     # --- gate policy
     max_pruned_fraction: float = Field(
         0.5,

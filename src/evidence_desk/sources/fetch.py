@@ -31,7 +31,15 @@ from typing import Literal, Protocol
 from urllib.parse import urljoin
 
 from ..clock import Clock, iso_us, system_clock
-from .netguard import ALLOWED_PORTS, FetchRefused, IPAddress, Target, check_addresses, parse_target
+from .netguard import (
+    ALLOWED_PORTS,
+    DEFAULT_PORTS,
+    FetchRefused,
+    IPAddress,
+    Target,
+    check_addresses,
+    parse_target,
+)
 
 PageKind = Literal["html", "text", "pdf"]
 CONTENT_TYPES: dict[str, PageKind] = {
@@ -147,6 +155,7 @@ class _PinnedConnection(http.client.HTTPConnection):
         tls: ssl.SSLContext | None,
     ) -> None:
         super().__init__(target.host, target.port, timeout=policy.connect_seconds)
+        self.default_port = DEFAULT_PORTS[target.scheme]  # the Host header omits it
         self._target = target
         self._address = address
         self._connector = connector

@@ -18,12 +18,14 @@ from __future__ import annotations
 import gzip
 import ipaddress
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import urlsplit
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -80,8 +82,12 @@ def article(title: str, paragraphs: list[str], *, date: str = "", author: str = 
 class FixtureWeb:
     """A web of fixed routes on 127.0.0.1 (see the module docstring)."""
 
-    def __init__(self, routes: Mapping[str, Route] | None = None) -> None:
+    def __init__(
+        self, routes: Mapping[str, Route] | None = None, *, tls: ssl.SSLContext | None = None
+    ) -> None:
+        """`tls`: a server context to speak HTTPS with (`tls_pair`), else plain HTTP."""
         self.routes: dict[str, Route] = dict(routes or {})
+        self.tls = tls
         self.requests: list[Request] = []
         self.connections = 0
         self._lock = threading.Lock()
@@ -94,7 +100,8 @@ class FixtureWeb:
         return int(self._server.server_address[1])
 
     def url(self, path: str = "/") -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.port}{path}"
 
     def start(self) -> FixtureWeb:
         web = self
@@ -145,6 +152,8 @@ class FixtureWeb:
                 return conn
 
         self._server = Server(("127.0.0.1", 0), Handler)
+        if self.tls is not None:
+            self._server.socket = self.tls.wrap_socket(self._server.socket, server_side=True)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -156,12 +165,67 @@ class FixtureWeb:
 
 
 @contextmanager
-def fixture_web(routes: Mapping[str, Route] | None = None) -> Iterator[FixtureWeb]:
-    web = FixtureWeb(routes).start()
+def fixture_web(
+    routes: Mapping[str, Route] | None = None, *, tls: ssl.SSLContext | None = None
+) -> Iterator[FixtureWeb]:
+    web = FixtureWeb(routes, tls=tls).start()
     try:
         yield web
     finally:
         web.stop()
+
+
+def tls_pair(host: str) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """(server context, client context) for HTTPS as `host`: a throwaway certificate
+    authority the client trusts, and a certificate for `host` it signed."""
+    import datetime as dt
+    import tempfile
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = dt.datetime.now(dt.UTC)
+
+    def cert(
+        subject: str,
+        key: ec.EllipticCurvePrivateKey,
+        issuer: str,
+        signer: ec.EllipticCurvePrivateKey,
+        ca: bool,
+    ) -> x509.Certificate:
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+            .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(minutes=5))
+            .not_valid_after(now + dt.timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        )
+        if not ca:
+            builder = builder.add_extension(
+                x509.SubjectAlternativeName([x509.DNSName(subject)]), critical=False
+            )
+        return builder.sign(signer, hashes.SHA256())
+
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_cert = cert("Fixture web CA", ca_key, "Fixture web CA", ca_key, True)
+    key = ec.generate_private_key(ec.SECP256R1())
+    leaf = cert(host, key, "Fixture web CA", ca_key, False)
+    pem = serialization.Encoding.PEM
+    with tempfile.TemporaryDirectory() as tmp:
+        chain, key_file = Path(tmp) / "chain.pem", Path(tmp) / "key.pem"
+        chain.write_bytes(leaf.public_bytes(pem))
+        key_file.write_bytes(
+            key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        )
+        server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server.load_cert_chain(chain, key_file)
+    client = ssl.create_default_context(cadata=ca_cert.public_bytes(pem).decode("ascii"))
+    return server, client
 
 
 class PublicNetwork:

@@ -21,6 +21,7 @@ from evidence_desk.testing.fixtureweb import (
     gzipped,
     html,
     redirect,
+    tls_pair,
 )
 
 PUBLIC = "93.184.216.34"
@@ -228,3 +229,19 @@ def test_environment_proxies_are_ignored(web: FixtureWeb, monkeypatch: pytest.Mo
     web.routes["/"] = html("<p>direct</p>")
     assert loopback(web).fetch(web.url("/")).body == b"<p>direct</p>"
     assert web.requests[0].path == "/"  # a proxied request would carry the absolute URL
+
+
+def test_https_speaks_the_original_name_to_the_checked_address() -> None:
+    """The TLS name is the URL's host, not the address: the certificate for news.example
+    verifies, and the same server is refused under another name."""
+    server, client = tls_pair("news.example")
+    with fixture_web({"/": html("<p>secure</p>")}, tls=server) as web:
+        network = PublicNetwork(web, {"news.example": [[PUBLIC]], "other.example": [[PUBLIC]]})
+        fetcher = Fetcher(FetchPolicy(), resolver=network, connector=network, tls=client)
+        page = fetcher.fetch("https://news.example/")
+        assert page.body == b"<p>secure</p>" and page.final_url == "https://news.example/"
+        assert web.requests[0].host == "news.example"
+        reason = refusal(fetcher, "https://other.example/")
+        assert reason == "the TLS certificate of other.example could not be verified."
+        untrusted = Fetcher(FetchPolicy(), resolver=network, connector=network)
+        assert "could not be verified" in refusal(untrusted, "https://news.example/")

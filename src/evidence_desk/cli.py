@@ -114,11 +114,27 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], sample: str | None) -> N
 @main.command()
 @click.argument("question")
 @click.option("--json", "as_json", is_flag=True, help="Print the receipt JSON and nothing else.")
-@click.option("--deep", is_flag=True, help="Deep mode (more queries); Quick is the default.")
+@click.option(
+    "--deep",
+    is_flag=True,
+    help="Deep mode: gap queries and more passages; with a search provider, up to three web "
+    "searches (one aimed at a gap or at counter-evidence) and more pages. Quick is the default.",
+)
+@click.option(
+    "--attach",
+    "attach",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A PDF, HTML, text or markdown file to read as a source of this question alone "
+    "(repeatable); it is not added to the archive.",
+)
 @click.pass_context
-def ask(ctx: click.Context, question: str, as_json: bool, deep: bool) -> None:
+def ask(
+    ctx: click.Context, question: str, as_json: bool, deep: bool, attach: tuple[Path, ...]
+) -> None:
     """Answer QUESTION from the archive, with citations, sources and a signed receipt."""
     desk = _desk(ctx)
+    attachments = desk.attach(attach) if attach else []
 
     def follow(kind: str, stage: str, state: RunState) -> None:
         if kind == "run_opened":  # the run exists from here: say its id before anything else
@@ -127,7 +143,9 @@ def ask(ctx: click.Context, question: str, as_json: bool, deep: bool) -> None:
             r = state.stages[-1]
             err.print(f"  {r.name:<8} {r.latency_ms:8.1f} ms", style="dim")
 
-    result = desk.ask(question, mode="deep" if deep else "quick", on_event=follow)
+    result = desk.ask(
+        question, mode="deep" if deep else "quick", on_event=follow, attachments=attachments
+    )
     _print_result(result, as_json)
 
 
@@ -168,7 +186,97 @@ def _print_answer(r: Receipt) -> None:
             if s.date:
                 line += f" ({s.date})"
             out.print(line)
-            out.print(f"       {escape(s.url or s.doc_id)}")
+            out.print(f"       {escape(s.final_url or s.url or s.doc_id)}")
+            if s.origin != "archive":
+                kind = "attached file" if s.origin == "upload" else f"read {s.retrieved_at}"
+                out.print(f"       {kind}; snapshot {s.doc_id}", style="dim")
+    if r.web is not None:
+        refused = [f for f in r.web.fetches if f.outcome != "read"]
+        read = len(r.web.fetches) - len(refused)
+        out.print(f"\nWeb ({escape(r.web.provider)}): {read} read, {len(refused)} not read.")
+        for f in refused:
+            out.print(f"  not read: {escape(f.url)} — {escape(f.reason or '')}", style="dim")
+        if r.web.diversity:
+            out.print(f"  {escape(r.web.diversity)}", style="dim")
+
+
+# --------------------------------------------------------------------------- web sources
+
+
+@main.command("fetch")
+@click.argument("url")
+@click.option("--question", help="Select the passages this question would get.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def fetch_cmd(ctx: click.Context, url: str, question: str | None, as_json: bool) -> None:
+    """Read URL through the desk's safe fetch and reader, and print what would become a
+    source (or the refusal and its reason). Nothing is stored."""
+    report = _desk(ctx).fetch_page(url, question)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    elif report.refused is not None:
+        err.print(f"[red]refused:[/red] {escape(report.refused)}")
+    else:
+        page = report.page
+        out.print(f"[bold]{escape(str(page['title']))}[/bold]")
+        for key in ("final_url", "site", "author", "date", "content_type", "retrieved_at"):
+            if page.get(key):
+                out.print(f"  {key:<13} {escape(str(page[key]))}")
+        for hop in page["redirects"]:
+            out.print(f"  redirected   {escape(hop)}")
+        out.print(f"  body sha256  {page['body_sha256']} ({page['bytes']} bytes)")
+        out.print(f"  text sha256  {page['content_sha256']} ({page['text_chars']} characters)")
+        out.print(f"\nPassages ({len(report.passages)}):")
+        for p in report.passages:
+            out.print(f"  [{p['id']}] {p['start']}-{p['end']} score {p['score']:.3f}")
+            out.print(f"      {escape(p['text'])}")
+    if report.refused is not None:
+        sys.exit(1)
+
+
+@main.group()
+def sources() -> None:
+    """Web pages and attached files runs have read, as stored snapshots."""
+
+
+@sources.command("show")
+@click.argument("source_id")
+@click.option("--raw", is_flag=True, help="Write the stored bytes exactly as they were read.")
+@click.option("--json", "as_json", is_flag=True, help="Print the snapshot's record as JSON.")
+@click.pass_context
+def sources_show(ctx: click.Context, source_id: str, raw: bool, as_json: bool) -> None:
+    """Re-open SOURCE_ID (a receipt source's doc_id: web-… or upload-…) as it was read."""
+    snap = _desk(ctx).web.snapshot(source_id)
+    if raw:
+        sys.stdout.buffer.write(snap.body)
+        return
+    doc = snap.document
+    record = {
+        "snapshot_id": snap.snapshot_id,
+        "url": snap.url,
+        "final_url": snap.final_url,
+        "origin": snap.origin,
+        "content_type": snap.content_type,
+        "retrieved_at": snap.retrieved_at,
+        "body_sha256": snap.body_sha256,
+        "fetch": snap.fetch,
+        "title": doc.title if doc else None,
+        "date": doc.date if doc else None,
+        "content_sha256": doc.content_sha256 if doc else None,
+        "text": doc.text if doc else None,
+    }
+    if as_json:
+        click.echo(json.dumps(record, ensure_ascii=False, indent=2))
+        return
+    for key in ("snapshot_id", "title", "url", "final_url", "date", "retrieved_at"):
+        if record[key]:
+            out.print(f"{key:<13} {escape(str(record[key]))}")
+    out.print(f"{'body sha256':<13} {snap.body_sha256} ({len(snap.body)} bytes)")
+    if doc is None:
+        out.print("\nThe page was stored but could not be read.")
+        return
+    out.print(f"{'text sha256':<13} {doc.content_sha256}\n")
+    out.print(escape(doc.text))
 
 
 # --------------------------------------------------------------------------- runs

@@ -29,6 +29,7 @@ from .archive.results import LoadResult
 from .archive.sample import SampleError, load_sample
 from .clock import Clock, system_clock
 from .deskarchive import DeskArchive
+from .deskweb import DeskWeb, FetchReport
 from .drafts import DraftFileError, DraftInput, check_drafts, read_drafts
 from .errors import DeskError
 from .evaluation.questions import (
@@ -144,8 +145,27 @@ class Desk:
             relative_date_reach_days=s.relative_date_reach_days,
         )
         return Pipeline(
-            self.archive, agents.planner, agents.answerer, agents.auditor, config, clock=self.clock
+            self.archive,
+            agents.planner,
+            agents.answerer,
+            agents.auditor,
+            config,
+            clock=self.clock,
+            web=self.web.parts(),
         )
+
+    @cached_property
+    def web(self) -> DeskWeb:
+        """Web search, safe fetch, reading, attachments and snapshots (`deskweb.py`)."""
+        return DeskWeb(self.settings, self.store, self.embedder, self.clock)
+
+    def fetch_page(self, url: str, question: str | None = None) -> FetchReport:
+        """One URL through the runs' own safe fetch and reader; nothing is stored."""
+        return self.web.fetch_report(url, question)
+
+    def attach(self, paths: Sequence[Path]) -> list[str]:
+        """Read files a reader attaches to a question; their snapshot ids, for `ask`."""
+        return [self.web.attach(p) for p in paths]
 
     # ------------------------------------------------------------------ ingest
 
@@ -204,13 +224,15 @@ class Desk:
                 "or `evidence-desk ingest --sample sotu` first."
             )
 
-    def run(self, question: str, *, mode: str = "quick") -> Receipt:
+    def run(
+        self, question: str, *, mode: str = "quick", attachments: Sequence[str] = ()
+    ) -> Receipt:
         """One run, not sealed or stored (evaluation uses this)."""
         question = question.strip()
         if not question:
             raise DeskError("The question is empty.")
         self._require_archive()
-        return self.pipeline.run(question, mode=mode)
+        return self.pipeline.run(question, mode=mode, attachments=attachments)
 
     def ask(
         self,
@@ -219,18 +241,20 @@ class Desk:
         mode: str = "quick",
         persist: bool = True,
         on_event: OnEvent | None = None,
+        attachments: Sequence[str] = (),
     ) -> AskResult:
         """Answer `question`. With `persist` (the default) the run is stored as it goes
         (`runs list` shows it from its first moment) and its receipt is sealed, chained and
-        written; `on_event(kind, stage, state)` follows it stage by stage."""
+        written; `on_event(kind, stage, state)` follows it stage by stage. `attachments`:
+        snapshot ids from `attach`, sources of this run alone."""
         if not persist:
-            receipt = self.run(question, mode=mode)
+            receipt = self.run(question, mode=mode, attachments=attachments)
             return AskResult(receipt.model_dump(mode="json"), None)
         question = question.strip()
         if not question:
             raise DeskError("The question is empty.")
         self._require_archive()
-        state = self.pipeline.opening(question, mode)
+        state = self.pipeline.opening(question, mode, attachments)
         self._executor.start(
             state,
             self.pipeline.deps(),
@@ -245,6 +269,7 @@ class Desk:
         *,
         mode: str = "quick",
         also: Callable[[sqlite3.Connection, str], None] | None = None,
+        attachments: Sequence[str] = (),
     ) -> str:
         """Open a run and return its id at once, queued; `execute` runs it (the web app's
         executor). `also(db)` is written in the transaction that opens it (its reader)."""
@@ -252,7 +277,7 @@ class Desk:
         if not question:
             raise DeskError("The question is empty.")
         self._require_archive()
-        state = self.pipeline.opening(question, mode)
+        state = self.pipeline.opening(question, mode, attachments)
         run_id = state.run_id
         self._executor.open(state, also=None if also is None else lambda db: also(db, run_id))
         return run_id

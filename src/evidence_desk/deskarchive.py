@@ -17,10 +17,12 @@ from pathlib import Path
 
 from .agents.base import ArchiveProfile
 from .archive.entities import entities_from_documents
+from .clock import system_clock
 from .retrieval.coverage import ArchiveStats
 from .retrieval.embedder import Embedder
 from .retrieval.index import HybridIndex, IndexRows
 from .settings import Settings
+from .store.snapshots import SNAPSHOT_PREFIXES
 from .store.sqlite import ArchiveStore
 from .types import Document, Hit, TimeWindow
 
@@ -49,6 +51,7 @@ class DeskArchive:
         self._profile = ArchiveProfile()
         self._dates: list[str] = []
         self._embed = lru_cache(maxsize=256)(self.embedder.embed_query)
+        self._snapshots = store.snapshots_on(system_clock)
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ index lifecycle
@@ -142,10 +145,26 @@ class DeskArchive:
         ]
 
     def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
-        return self.store.get_documents(doc_ids)
+        """Archive documents, and pages and files read for runs (`web-...` snapshots)."""
+        found = self.store.get_documents(doc_ids)
+        rest = [d for d in doc_ids if d not in found and d.startswith(SNAPSHOT_PREFIXES)]
+        if rest:
+            found.update(self._snapshots.documents(rest))
+        return found
 
     def texts(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        return {key: found.text for key, found in self.store.texts_by_hash(pairs).items()}
+        """The text each (doc_id, content hash) names: the archive's, current or kept since
+        a re-ingest, or a snapshot's (whose text never changes)."""
+        wanted = list(pairs)
+        out = {key: found.text for key, found in self.store.texts_by_hash(wanted).items()}
+        rest = [(d, sha) for d, sha in wanted if (d, sha) not in out]
+        if rest:
+            docs = self._snapshots.documents(d for d, _ in rest)
+            for d, sha in rest:
+                doc = docs.get(d)
+                if doc is not None and doc.content_sha256 == sha:
+                    out[d, sha] = doc.text
+        return out
 
     def stats(self) -> ArchiveStats:
         index = self._current()

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .clock import system_clock
 from .errors import DeskError
 from .settings import Settings
+from .store.snapshots import SNAPSHOT_PREFIXES
 from .store.sqlite import ArchiveStore
 from .trust.canonical import DuplicateKeyError, loads_strict
 from .trust.receipts import VerifyReport, content_sha256, verify_receipt
@@ -189,7 +191,8 @@ class ReceiptChecker:
 
         Each source's text is the one whose hash the receipt records, current or kept since
         a re-ingest replaced it (`store/versions.py`); when the archive holds neither, the
-        current text is given, so verification reports the document as changed."""
+        current text is given, so verification reports the document as changed. A web or
+        attached source's text is its snapshot's."""
         sources = data.get("sources")
         if not isinstance(sources, list):
             return {}, [], []
@@ -206,4 +209,9 @@ class ReceiptChecker:
         kept = [d for d, sha in recorded.items() if (d, sha) in found and not found[d, sha].current]
         current = self._store().get_documents([d for d in wanted if d not in documents])
         documents.update({d: doc.text for d, doc in current.items()})
+        # Web pages and attached files: the snapshot the run read (it never changes).
+        rest = [d for d in wanted if d not in documents and d.startswith(SNAPSHOT_PREFIXES)]
+        if rest:
+            read = self._store().snapshots_on(system_clock).documents(rest)
+            documents.update({d: doc.text for d, doc in read.items()})
         return documents, [d for d in wanted if d not in documents], kept

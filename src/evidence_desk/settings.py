@@ -250,6 +250,20 @@ class Settings(BaseSettings):
     )
 
     # --- web sources
+    search_provider: str = Field(
+        "archive",
+        description="Where runs discover pages beyond the archive: `archive` (none: the "
+        "archive alone, offline), `searxng:<base URL>` (a SearXNG instance's JSON API) or "
+        "`openai[:<model>]` (OpenAI's web search tool; needs `api_key`).",
+    )
+    web_pages_quick: int = Field(3, description="Pages a Quick run reads from its one search.")
+    web_pages_deep: int = Field(6, description="Pages a Deep run reads from its searches.")
+    web_results_per_search: int = Field(5, description="Pages asked of each web search.")
+    evidence_pool_tokens: int = Field(
+        10_000,
+        description="Tokens (estimated) the passages and metadata of a run's web sources and "
+        "attachments may take in all; a passage that does not fit is dropped whole.",
+    )
     fetch_max_bytes: int = Field(
         3_000_000,
         description="Bytes one fetched page may be, on the wire and again after decoding.",

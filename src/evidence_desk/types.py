@@ -145,6 +145,12 @@ class Search(Frozen):
         "first pass it is aimed at (`runs/gaps.py`).",
     )
     hits: int = Field(0, description="Passages the search returned.")
+    engine: str = Field(
+        "archive",
+        description="`archive`, or the web search provider that ran it (`searxng:<URL>`, "
+        "`openai:<model>`): then `hits` counts the pages it proposed.",
+    )
+    error: str | None = Field(None, description="Why a web search failed (the run went on).")
 
 
 class ScoredPassage(Frozen):
@@ -177,6 +183,62 @@ class Source(Frozen):
         description="The queries whose searches found the selected passages, the best "
         "passage's first (empty for a source named in a checked draft, and in older receipts).",
     )
+    final_url: str | None = Field(
+        None, description="A web source: the URL read, after redirects (`url` is the one asked)."
+    )
+    site: str | None = Field(None, description="A web source's site or publisher, when found.")
+    author: str | None = Field(None, description="A web source's author, when found.")
+    snapshot_sha256: str | None = Field(
+        None,
+        description="A web or uploaded source: the SHA-256 of the bytes read, kept as a "
+        "snapshot (`evidence-desk sources show <doc_id>`); `content_sha256` is its text's.",
+    )
+
+
+class WebFetch(Frozen):
+    """One page a run asked for (or a file attached to it): read, or why not."""
+
+    url: str
+    query: str = Field("", description="The web search that proposed it (empty: attached).")
+    outcome: Literal["read", "refused", "failed"]
+    reason: str | None = Field(None, description="Why it was not read: one sentence.")
+    final_url: str | None = None
+    snapshot_id: str | None = None
+    redirects: int = 0
+
+
+class WebDrop(Frozen):
+    """A passage of a read page the evidence pool left out, whole, and why."""
+
+    doc_id: str
+    passage_id: str
+    reason: Literal["budget", "duplicate"]
+    detail: str
+
+
+class DisplayQuote(Frozen):
+    """A short quotation (at most 20 words) shown to the reader for a passage; an exact
+    span of the source's stored text, kept apart from the passage the answerer reads."""
+
+    passage_id: str
+    text: str
+    start: int
+    end: int
+
+
+class WebEvidence(Frozen):
+    """What sources beyond the archive added to a run: who searched, every page asked for,
+    the pool's drops and the diversity of what was shown."""
+
+    provider: str = Field(description="The search provider, or `none` (attachments only).")
+    fetches: tuple[WebFetch, ...] = ()
+    drops: tuple[WebDrop, ...] = ()
+    quotes: tuple[DisplayQuote, ...] = ()
+    budget_tokens: int = 0
+    used_tokens: int = 0
+    publishers: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+    diversity: str = Field("", description="The diversity summary, with its caveat.")
 
 
 class Coverage(Frozen):
@@ -415,6 +477,9 @@ class Receipt(BaseModel):
     searches: list[Search] = Field(
         default_factory=list,
         description="Every archive search the run issued, in order (empty in older receipts).",
+    )
+    web: WebEvidence | None = Field(
+        None, description="Web pages and attached files the run read (None: the archive alone)."
     )
     integrity: Integrity | None = None
 

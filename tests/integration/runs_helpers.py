@@ -21,7 +21,7 @@ import textwrap
 from pathlib import Path
 
 from evidence_desk.desk import AskResult, Desk
-from evidence_desk.runs.state import STAGES
+from evidence_desk.runs.state import ARCHIVE_STAGES
 from evidence_desk.settings import Settings
 from evidence_desk.store.rows import StoredReceipt
 from evidence_desk.testing.embedder import HashingEmbedder
@@ -65,7 +65,7 @@ def assert_resumed_whole(desk: Desk, run_id: str, result: AskResult) -> None:
     assert result.receipt["run_id"] == run_id and desk.verify_receipt(result.receipt).ok
     assert result.path is not None and result.path == desk.publisher.receipt_path(run_id)
     assert json.loads(result.path.read_text()) == result.receipt
-    assert stored_stages(desk, run_id) == list(STAGES)
+    assert stored_stages(desk, run_id) == list(ARCHIVE_STAGES)
     assert [r.run_id for r in sound_chain(desk)] == [run_id]
 
 
@@ -95,7 +95,9 @@ CHILD = textwrap.dedent(
     """
 )
 
-CRASH_POINTS = [(kind, stage) for stage in STAGES for kind in ("stage_started", "stage_done")]
+CRASH_POINTS = [
+    (kind, stage) for stage in ARCHIVE_STAGES for kind in ("stage_started", "stage_done")
+]
 CRASH_POINTS.append(("appended", "publish"))
 
 # Modules of the package, not of the tests: Python 3.11's server does not take the tests'

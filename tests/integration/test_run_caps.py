@@ -18,7 +18,7 @@ import pytest
 from runs_helpers import desk_at, kill_at, sound_chain, starts, stored_stages
 
 from evidence_desk.runs.loop import is_dead
-from evidence_desk.runs.state import STAGES, RunState
+from evidence_desk.runs.state import ARCHIVE_STAGES, STAGES, RunState
 
 QUESTIONS = [
     "What did Roosevelt say about the four freedoms in 1941?",
@@ -104,7 +104,7 @@ def test_a_soak_of_runs_killed_at_random_points_loses_and_repeats_nothing(
     home: Path, embedding_cache: Path
 ) -> None:
     rng = random.Random(20261201)
-    points = [(kind, stage) for stage in STAGES for kind in ("stage_started", "stage_done")]
+    points = [(kind, stage) for stage in ARCHIVE_STAGES for kind in ("stage_started", "stage_done")]
     kills = [rng.choice(points) for _ in range(10)]
     for i, (kind, stage) in enumerate(kills):
         question = QUESTIONS[i % len(QUESTIONS)]

@@ -27,12 +27,12 @@ from runs_helpers import (
 
 from evidence_desk.errors import DeskError
 from evidence_desk.evaluation.questions import bundled_questions
-from evidence_desk.runs.state import STAGES, RunState
+from evidence_desk.runs.state import ARCHIVE_STAGES, RunState
 from evidence_desk.testing.receipts import comparable
 
 # Killed after the stage's commit, before the graph's checkpoint of it (not after publish:
 # a published run is finished and never resumed).
-STORED_POINTS = [("stage_stored", stage) for stage in STAGES if stage != "publish"]
+STORED_POINTS = [("stage_stored", stage) for stage in ARCHIVE_STAGES if stage != "publish"]
 # The point of the matrix `make test-fast` keeps: the graph's own (stored, not checkpointed).
 FAST_POINT = ("stage_stored", "answer")
 
@@ -146,7 +146,7 @@ def test_a_graph_run_killed_anywhere_resumes_to_the_same_receipt(
     # No stage stored before the kill ran again; only one in flight ran once more.
     ran = starts(desk, run.run_id)
     again = stage if kind != "stage_stored" else None
-    for name in STAGES:
+    for name in ARCHIVE_STAGES:
         assert ran.count(name) == (2 if name == again else 1), name
     assert checkpointed_stage(home, run.run_id) is None  # the graph ran to its end
 
@@ -172,7 +172,7 @@ def test_a_run_killed_under_one_executor_resumes_under_the_other(
     assert comparable(result.receipt) == comparable(uninterrupted)
     assert_resumed_whole(desk, run.run_id, result)
     ran = starts(desk, run.run_id)
-    assert [ran.count(name) for name in STAGES] == [1, 1, 1, 1, 2, 1, 1, 1, 1]
+    assert [ran.count(name) for name in ARCHIVE_STAGES] == [1, 1, 1, 1, 2, 1, 1, 1, 1]
 
 
 def test_a_stale_checkpoint_goes_on_from_the_store(
@@ -189,7 +189,7 @@ def test_a_stale_checkpoint_goes_on_from_the_store(
     assert comparable(result.receipt) == comparable(uninterrupted)
     assert_resumed_whole(desk, run_id, result)
     ran = starts(desk, run_id)
-    assert [ran.count(name) for name in STAGES] == [1, 2, 1, 1, 1, 1, 2, 1, 1]
+    assert [ran.count(name) for name in ARCHIVE_STAGES] == [1, 2, 1, 1, 1, 1, 2, 1, 1]
 
 
 def test_a_run_whose_checkpoints_were_deleted_resumes_from_the_store(
@@ -203,4 +203,4 @@ def test_a_run_whose_checkpoints_were_deleted_resumes_from_the_store(
     assert comparable(result.receipt) == comparable(uninterrupted)
     assert_resumed_whole(desk, run.run_id, result)
     ran = starts(desk, run.run_id)
-    assert [ran.count(name) for name in STAGES] == [1, 1, 1, 1, 1, 2, 1, 1, 1]
+    assert [ran.count(name) for name in ARCHIVE_STAGES] == [1, 1, 1, 1, 1, 2, 1, 1, 1]

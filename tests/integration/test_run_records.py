@@ -32,7 +32,7 @@ from runs_helpers import (
 
 from evidence_desk.errors import DeskError
 from evidence_desk.runs.loop import StoredExecutor
-from evidence_desk.runs.state import STAGES, RunState
+from evidence_desk.runs.state import ARCHIVE_STAGES, RunState
 from evidence_desk.testing.receipts import comparable
 
 OUTSIDE = "What did the president say about the bank holiday in 1933?"
@@ -61,7 +61,7 @@ def test_a_run_is_listed_from_its_first_moment_and_its_events_replay(
     events = desk.run_events(run_id)
     kinds = [(e.kind, e.stage) for e in events]
     assert kinds[0] == ("run_opened", None) and kinds[-1] == ("run_finished", None)
-    for stage in STAGES:
+    for stage in ARCHIVE_STAGES:
         assert kinds.count(("stage_started", stage)) == kinds.count(("stage_ended", stage)) == 1
     ended = [e for e in events if e.kind == "stage_ended"]
     assert all(
@@ -69,7 +69,7 @@ def test_a_run_is_listed_from_its_first_moment_and_its_events_replay(
     )
     assert events[-1].data["decision"] == result.receipt["decision"]
     record = desk.run_record(run_id)
-    assert stored_stages(desk, run_id) == list(STAGES)
+    assert stored_stages(desk, run_id) == list(ARCHIVE_STAGES)
     assert record["receipt_sha256"] == result.receipt["integrity"]["canonical_sha256"]
     assert all(set(s) == {"id", "doc_id", "title", "content_sha256"} for s in record["sources"])
     assert list(desk.follow_events(run_id, follow=True)) == events  # a finished run: no wait
@@ -195,6 +195,6 @@ def test_a_run_killed_anywhere_resumes_to_the_same_receipt(
     assert_resumed_whole(desk, run.run_id, result)
     # No stage stored before the kill ran again; the one in flight ran once more.
     ran = starts(desk, run.run_id)
-    for name in STAGES:
+    for name in ARCHIVE_STAGES:
         assert ran.count(name) == (2 if name == stage else 1), name
     assert stage not in before

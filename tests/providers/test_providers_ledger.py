@@ -27,7 +27,7 @@ from provider_helpers import DOCS
 from pydantic_ai.models import override_allow_model_requests
 from scripts import Model
 
-from evidence_desk.runs.state import STAGES
+from evidence_desk.runs.state import ARCHIVE_STAGES
 from evidence_desk.testing.fakeproviders import FakeProvider
 from evidence_desk.testing.receipts import comparable
 from evidence_desk.types import Decision, Receipt
@@ -114,7 +114,7 @@ def test_a_run_killed_at_a_model_call_pays_for_a_recorded_reply_once(
         assert again == {}
     assert sorted(k.split("-")[0] for k in sent) == sorted(ROLES)
     record = desk.run_record(run.run_id)
-    assert [s["name"] for s in record["stages"]] == list(STAGES)
+    assert [s["name"] for s in record["stages"]] == list(ARCHIVE_STAGES)
     tries = record["ledger"]["tries"]
     assert sorted(t["key"] for t in tries) == sorted(sent)  # each recorded once
     assert all(t["outcome"] == "reply" for t in tries)

@@ -15,6 +15,9 @@ the store and returns the stored state instead, so no stored stage runs twice. A
 checkpoints do not know (started by the other executor, or the file deleted) starts its
 graph from its stored state.
 
+A run that reads the web fetches through the safe fetch wrapped as a LangChain structured
+tool (`sources/tool.py`): the same function behind a second door, refusing what it refuses.
+
 The graph's state is a plain dict holding the run state as JSON, which the checkpointer
 serialises without knowing the desk's types. LangSmith tracing is off for every graph run,
 whatever the environment says: a run's question and sources do not leave the desk.
@@ -25,9 +28,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
+from ..sources.tool import fetch_tool, through_tool
 from ..store.runs import RunRecords
 from .loop import OnEvent, StoredExecutor, stored_stage
 from .stages import STAGE_FUNCTIONS, Deps, StageFunction
@@ -91,6 +96,10 @@ class GraphExecutor(StoredExecutor):
         from langgraph.checkpoint.sqlite import SqliteSaver
         from langsmith import tracing_context
 
+        if deps.web is not None:
+            # The graph's door to the web: the same fetch, as a LangChain structured tool.
+            web = replace(deps.web, fetch=through_tool(fetch_tool(deps.web.fetch)))
+            deps = replace(deps, web=web)
         builder = self._builder(deps, functions or STAGE_FUNCTIONS, on_event)
         config = RunnableConfig(configurable={"thread_id": state.run_id})
         self.checkpoints.parent.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ signing is `publish.py`. The result of `run` is an unsealed receipt.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -26,6 +27,7 @@ from .stages import (
     receipt_of,
 )
 from .state import Mode, RunState
+from .web import WebParts
 
 __all__ = [
     "ArchiveAccess",
@@ -64,9 +66,12 @@ class Pipeline:
         config: PipelineConfig,
         *,
         clock: Clock = system_clock,
+        web: WebParts | None = None,
     ) -> None:
-        """`clock`: what each run's id, created time and stage starts are read from."""
+        """`clock`: what each run's id, created time and stage starts are read from; `web`:
+        what runs reach beyond the archive with (None: the archive alone)."""
         self.archive = archive
+        self.web = web
         self.clock = clock
         self.planner = planner
         self.answerer = answerer
@@ -93,13 +98,17 @@ class Pipeline:
             self.config,
             budget or self.budget(),
             clock=self.clock,
+            web=self.web,
         )
 
-    def opening(self, question: str, mode: str = "quick") -> RunState:
-        """A new run's state: its id and time minted now, before any stage."""
+    def opening(
+        self, question: str, mode: str = "quick", attachments: Sequence[str] = ()
+    ) -> RunState:
+        """A new run's state: its id and time minted now, before any stage. `attachments`:
+        snapshot ids of files the reader attached (`Desk.attach`)."""
         kind: Mode = "deep" if mode == "deep" else "quick"
         now = self.clock()
-        return RunState.opening(new_run_id(now), iso_us(now), question, kind)
+        return RunState.opening(new_run_id(now), iso_us(now), question, kind, attachments)
 
     def gather(self, question: str, *, mode: str = "quick") -> Gathered:
         """The stages before any agent writes: plan, retrieve, select, coverage."""
@@ -109,8 +118,10 @@ class Pipeline:
         plan = state.plan or fallback_plan(question, mode)
         return Gathered(plan, sources, documents, state.coverage)
 
-    def run(self, question: str, *, mode: str = "quick") -> Receipt:
+    def run(
+        self, question: str, *, mode: str = "quick", attachments: Sequence[str] = ()
+    ) -> Receipt:
         """One run in memory, up to its gate: the unsealed receipt."""
         deps = self.deps()
-        state = drive(self.opening(question, mode), deps, until=("publish",))
+        state = drive(self.opening(question, mode, attachments), deps, until=("publish",))
         return receipt_of(state, deps.engine, self.config.policy)

@@ -1,5 +1,6 @@
 """The stages of a run, one function each: plan, retrieve, select, coverage, answer, verify,
-audit, gate.
+audit, gate; discover and read (`web.py`) between retrieve and select when a run reaches
+beyond the archive.
 
 Each stage function reads a `RunState` and the run's parts (`Deps`) and returns a `Step`:
 the fields it sets (`state.STAGE_OUTPUTS`), the stage that follows, and what its agent
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any, Protocol
 
@@ -59,6 +60,7 @@ from ..types import (
 from .gaps import EXTRA_PASSAGES, gap_queries, plan_sides
 from .selection import SelectionBounds, kept_hits, select_sources
 from .state import CheckedRecord, RunState
+from .web import WebParts, discover_stage, read_stage
 
 
 class ArchiveAccess(Protocol):
@@ -104,6 +106,7 @@ class Deps:
     budget: RunBudget
     texts: dict[tuple[str, str], str] = field(default_factory=dict)
     clock: Clock = system_clock
+    web: WebParts | None = None
 
     @property
     def engine(self) -> EngineIds:
@@ -292,13 +295,22 @@ def _sources(state: RunState) -> tuple[Source, ...]:
     return state.sources or ()
 
 
+def _after_retrieve(state: RunState, deps: Deps) -> str:
+    """discover with a search provider; read with attached files alone; else select."""
+    if deps.web is not None and deps.web.provider is not None:
+        return "discover"
+    return "read" if deps.web is not None and state.attachments else "select"
+
+
 def retrieve_stage(state: RunState, deps: Deps) -> Step:
     sides, searches = retrieve_sides(deps, _plan(state), deep=state.mode == "deep")
     hits = tuple(tuple(side) for side in sides)
-    return Step({"hits": hits, "searches": tuple(searches)}, "select")
+    return Step({"hits": hits, "searches": tuple(searches)}, _after_retrieve(state, deps))
 
 
 def select_stage(state: RunState, deps: Deps) -> Step:
+    """The archive's sources (`selection.py`), then the read stage's web sources and
+    attachments, numbered after them."""
     sides = state.hits or ()
     doc_ids = list(dict.fromkeys(h.passage.doc_id for side in sides for h in side))
     documents = deps.archive.documents(doc_ids)
@@ -306,6 +318,8 @@ def select_stage(state: RunState, deps: Deps) -> Step:
     sources = select_sources(sides, documents, deps.config.bounds, iso_us(deps.clock()), extra)
     for doc in documents.values():
         deps.texts[doc.doc_id, doc.content_sha256] = doc.text
+    for web_source in state.web_sources or ():
+        sources.append(web_source.model_copy(update={"id": f"S{len(sources) + 1}"}))
     return Step({"sources": tuple(sources)}, "coverage")
 
 
@@ -320,12 +334,29 @@ def with_evidence_scores(source: Source, scores: Mapping[str, float]) -> Source:
 def quick_view(
     sources: Sequence[Source], sides: Sequence[Sequence[Hit]], bounds: SelectionBounds
 ) -> list[Source]:
-    """The sources with only the passages Quick mode's bound keeps (Deep's extra ones out)."""
+    """The sources with only the passages Quick mode's bound keeps (Deep's extra ones out;
+    a web source's passages are the pool's, which that bound does not touch)."""
     kept = {h.passage.id for hs in kept_hits(sides, bounds).values() for h in hs}
     return [
-        s.model_copy(update={"passages": tuple(p for p in s.passages if p.id in kept)})
+        s
+        if s.origin != "archive"
+        else s.model_copy(update={"passages": tuple(p for p in s.passages if p.id in kept)})
         for s in sources
     ]
+
+
+def with_web_dates(stats: ArchiveStats, sources: Sequence[Source]) -> ArchiveStats:
+    """`stats` whose window counts include the run's dated web sources and attachments:
+    a period the archive lacks is covered by a page from it."""
+    dated = [s.date for s in sources if s.origin != "archive" and s.date]
+    if not dated:
+        return stats
+
+    def docs_in_window(w: TimeWindow) -> int:
+        own = sum(1 for d in dated if w.start[:10] <= d[:10] <= w.end[:10])
+        return stats.docs_in_window(w) + own
+
+    return replace(stats, docs_in_window=docs_in_window)
 
 
 def coverage_stage(state: RunState, deps: Deps) -> Step:
@@ -333,14 +364,15 @@ def coverage_stage(state: RunState, deps: Deps) -> Step:
     extra passage Deep shows a source never lifts a question over the floor (as a gap
     query's cosine never does, `merge_gap_hits`); it is scored for the reader all the same."""
     config = deps.config
-    hits = [h for side in state.hits or () for h in side]
+    hits = [h for side in state.hits or () for h in side] + list(state.web_hits or ())
+    stats = with_web_dates(deps.archive.stats(), _sources(state))
 
     def judge(sources: Sequence[Source]) -> tuple[Coverage, dict[str, float]]:
         return assess(
             _plan(state),
             hits,
             sources,
-            deps.archive.stats(),
+            stats,
             floor=config.policy.coverage_floor,
             rare_term_max_df=config.rare_term_max_df,
             question=state.question,
@@ -420,6 +452,8 @@ StageFunction = Callable[[RunState, Deps], Step]
 STAGE_FUNCTIONS: dict[str, StageFunction] = {
     "plan": plan_stage,
     "retrieve": retrieve_stage,
+    "discover": discover_stage,
+    "read": read_stage,
     "select": select_stage,
     "coverage": coverage_stage,
     "answer": answer_stage,
@@ -506,4 +540,5 @@ def receipt_of(state: RunState, engine: EngineIds, policy: GatePolicy) -> Receip
         ),
         failure=state.failure,
         searches=list(state.searches or ()),
+        web=state.web,
     )

@@ -37,15 +37,19 @@ from ..types import (
     Source,
     StageFailure,
     StageRecord,
+    WebEvidence,
 )
 
 Mode = Literal["quick", "deep"]
 
 # The stages in order. A run that ends early (outside coverage, a failed agent) jumps to
-# "gate"; "publish" seals, signs and stores the receipt.
+# "gate"; "publish" seals, signs and stores the receipt. "discover" (web search) runs only
+# with a search provider, "read" only with one or with attached files (`runs/web.py`).
 STAGES: tuple[str, ...] = (
     "plan",
     "retrieve",
+    "discover",
+    "read",
     "select",
     "coverage",
     "answer",
@@ -55,10 +59,16 @@ STAGES: tuple[str, ...] = (
     "publish",
 )
 
+# The stages of a run that reads its archive alone (no search provider, nothing attached).
+WEB_STAGES = ("discover", "read")
+ARCHIVE_STAGES: tuple[str, ...] = tuple(s for s in STAGES if s not in WEB_STAGES)
+
 # The fields each stage sets. Stored per stage; `resumed` lays them over the opening.
 STAGE_OUTPUTS: dict[str, tuple[str, ...]] = {
     "plan": ("plan", "failure"),
     "retrieve": ("hits", "searches"),
+    "discover": ("searches", "web_results"),
+    "read": ("web", "web_sources", "web_hits"),
     "select": ("sources",),
     "coverage": ("coverage", "sources"),
     "answer": ("draft", "failure"),
@@ -85,6 +95,16 @@ class CheckedRecord(Frozen):
     quotes: tuple[Quote, ...] = ()
 
 
+class WebCandidate(Frozen):
+    """A page a web search proposed: data to fetch through the guard, never an order."""
+
+    url: str
+    title: str = ""
+    snippet: str = ""
+    query: str = ""
+    engine: str = ""
+
+
 class RunState(Frozen):
     """One run, as far as it has got."""
 
@@ -92,6 +112,9 @@ class RunState(Frozen):
     created_at: str
     question: str
     mode: Mode = "quick"
+    attachments: tuple[str, ...] = Field(
+        (), description="Snapshot ids of the files attached to the question (its own sources)."
+    )
     next_stage: str | None = "plan"
     plan: Plan | None = None
     hits: tuple[tuple[Hit, ...], ...] | None = Field(
@@ -99,6 +122,16 @@ class RunState(Frozen):
     )
     searches: tuple[Search, ...] | None = Field(
         None, description="The searches the retrieve stage issued, in order."
+    )
+    web_results: tuple[WebCandidate, ...] | None = Field(
+        None, description="The pages the discover stage's web searches proposed, in order."
+    )
+    web: WebEvidence | None = None
+    web_sources: tuple[Source, ...] | None = Field(
+        None, description="The read stage's sources (web pages, attachments), numbered later."
+    )
+    web_hits: tuple[Hit, ...] | None = Field(
+        None, description="The web sources' passages as hits (their cosines, for coverage)."
     )
     sources: tuple[Source, ...] | None = None
     coverage: Coverage | None = None
@@ -116,8 +149,21 @@ class RunState(Frozen):
         return self.model_dump(mode="json", include=set(STAGE_OUTPUTS[stage]))
 
     @classmethod
-    def opening(cls, run_id: str, created_at: str, question: str, mode: Mode) -> RunState:
-        return cls(run_id=run_id, created_at=created_at, question=question, mode=mode)
+    def opening(
+        cls,
+        run_id: str,
+        created_at: str,
+        question: str,
+        mode: Mode,
+        attachments: Sequence[str] = (),
+    ) -> RunState:
+        return cls(
+            run_id=run_id,
+            created_at=created_at,
+            question=question,
+            mode=mode,
+            attachments=tuple(attachments),
+        )
 
     @classmethod
     def resumed(

@@ -13,10 +13,10 @@ import asyncio
 import dataclasses
 import json
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Form, Header, Request
+from fastapi import APIRouter, Depends, File, Form, Header, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
@@ -109,10 +109,17 @@ def run_json(run: RunPage) -> dict[str, Any]:
     return body
 
 
-async def _ask(request: Request, who: Who, question: str, mode: str, conv: str | None) -> OwnedRun:
+async def _ask(
+    request: Request,
+    who: Who,
+    question: str,
+    mode: str,
+    conv: str | None,
+    files: Sequence[tuple[str, bytes]] = (),
+) -> OwnedRun:
     ws = workspace_of(request)
     owned = await run_in_threadpool(
-        lambda: ws.ask(who.user, question, mode=mode, conv_id=conv or None)
+        lambda: ws.ask(who.user, question, mode=mode, conv_id=conv or None, files=files)
     )
     RUN_ID.set(owned.run_id)
     request.app.state.runs.submit(owned.run_id)
@@ -136,8 +143,11 @@ async def ask_form(
     question: Annotated[str, Form()],
     mode: Annotated[str, Form()] = "quick",
     conversation_id: Annotated[str | None, Form()] = None,
+    files: Annotated[list[UploadFile] | None, File()] = None,
 ) -> Response:
-    owned = await _ask(request, who, question, mode, conversation_id)
+    """The ask form; its files (optional) are attached to this question alone."""
+    attached = [(f.filename or "", await f.read()) for f in files or () if f.filename]
+    owned = await _ask(request, who, question, mode, conversation_id, attached)
     return RedirectResponse(f"/runs/{owned.run_id}", status_code=303)
 
 

@@ -13,7 +13,8 @@
 * **Headers.** A strict Content-Security-Policy with no inline script (`script-src 'self'`),
   `frame-ancestors 'none'` everywhere but the widget's frame, no sniffing, no referrer
   across origins.
-* **Bodies.** Larger than `MAX_BODY` is a 413 before the app reads it.
+* **Bodies.** Larger than `MAX_BODY` is a 413 before the app reads it; the ask form sent as
+  multipart (it carries attached files) may be `MAX_UPLOAD_BODY`, counted as it arrives too.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MAX_BODY = 128 * 1024
+MAX_UPLOAD_BODY = 24 * 1024 * 1024  # three attachments and the form around them
+UPLOAD_PATHS = frozenset({"/ask"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 COOKIE = "evidence_session"
 SECURE_COOKIE = "__Host-evidence_session"
@@ -144,16 +147,20 @@ class Guard:
             length = int(headers.get("content-length") or 0)
         except ValueError:
             length = 0
+        uploading = path in UPLOAD_PATHS and headers.get("content-type", "").startswith(
+            "multipart/form-data"
+        )
+        limit = max(self.max_body, MAX_UPLOAD_BODY) if uploading else self.max_body
         try:
-            if length > self.max_body:
-                start, body = _json_error(
-                    413, f"The request body is larger than {self.max_body // 1024} KiB."
-                )
+            if length > limit:
+                start, body = _json_error(413, f"The request body is larger than {_size(limit)}.")
                 status_box[0] = 413
                 await send(start)
                 await send({"type": "http.response.body", "body": body})
                 return
-            await self.app(scope, self._limited(receive), self._headers(scope, send, status_box))
+            await self.app(
+                scope, self._limited(receive, limit), self._headers(scope, send, status_box)
+            )
         finally:
             if not path.startswith("/static/"):
                 log(
@@ -166,9 +173,8 @@ class Guard:
             RUN_ID.reset(run_token)
             REQUEST_ID.reset(req_token)
 
-    def _limited(self, receive: Receive) -> Receive:
+    def _limited(self, receive: Receive, limit: int) -> Receive:
         seen = [0]
-        limit = self.max_body
 
         async def limited() -> Message:
             message = await receive()
@@ -208,14 +214,17 @@ class Guard:
         return with_headers
 
 
+def _size(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n // 1024} KiB"
+
+
 class BodyTooLarge(HTTPException):
     """A chunked body grew past the limit while it was read (the app answers 413). An
     `HTTPException`, because FastAPI re-raises those from its body reader and turns any
     other error there into a 400 ("There was an error parsing the body")."""
 
     def __init__(self, limit: int) -> None:
-        message = f"The request body is larger than {limit // 1024} KiB."
-        super().__init__(413, message)
+        super().__init__(413, f"The request body is larger than {_size(limit)}.")
 
     def __str__(self) -> str:
         return str(self.detail)

@@ -142,6 +142,11 @@ class Page:
     content_encoding: str | None = None
     wire_bytes: int = 0
 
+    @property
+    def content_type_header(self) -> str:
+        """The media type with its charset, as the reader takes it."""
+        return self.content_type + (f"; charset={self.charset}" if self.charset else "")
+
 
 class _PinnedConnection(http.client.HTTPConnection):
     """An HTTP(S) connection to one checked address, speaking as the original host."""

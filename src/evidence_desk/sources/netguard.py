@@ -150,17 +150,12 @@ def _ascii_host(raw: str, url: str) -> str:
     return host
 
 
-def _port(parts_port: str, scheme: str, url: str, ports: Sequence[int]) -> int:
+def _port(parts_port: str, scheme: str, url: str) -> int:
     if parts_port == "":
-        port = DEFAULT_PORTS[scheme]
-    elif parts_port.isdigit() and len(parts_port) <= 5:
-        port = int(parts_port)
-    else:
-        raise FetchRefused(url, "the port is not a number.")
-    if port not in ports:
-        allowed = ", ".join(str(p) for p in ports)
-        raise FetchRefused(url, f"port {port} is not one the desk fetches from ({allowed}).")
-    return port
+        return DEFAULT_PORTS[scheme]
+    if parts_port.isdigit() and len(parts_port) <= 5:
+        return int(parts_port)
+    raise FetchRefused(url, "the port is not a number.")
 
 
 def parse_target(
@@ -206,11 +201,14 @@ def parse_target(
             raise FetchRefused(url, f"the host looks like an IPv4 address but is {exc}.") from None
         if address is not None:
             host = str(address)
-    port = _port(port_text, scheme, url, ports)
+    port = _port(port_text, scheme, url)
     if address is None:
         check_name(host, url)
     else:
         check_addresses(url, [address], allow_loopback=allow_loopback)
+    if port not in ports:  # after the address: where a URL points matters more than how
+        allowed = ", ".join(str(p) for p in ports)
+        raise FetchRefused(url, f"port {port} is not one the desk fetches from ({allowed}).")
     path = quote(parts.path or "/", safe=_URL_SAFE)
     query = quote(parts.query, safe=_URL_SAFE + "?")
     request_path = path + (f"?{query}" if query else "")

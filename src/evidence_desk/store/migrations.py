@@ -257,6 +257,44 @@ def m007_workspace(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m008_web_sources(db: sqlite3.Connection) -> None:
+    # Web sources (`snapshots.py`): every page the desk read, as the bytes it read (after
+    # the content encoding was undone) with what the safe fetch saw, and the document read
+    # from them, so a cited page re-opens exactly as it was. A snapshot is named by its
+    # final URL and body hash and never changes. `run_effects` is a run's record of its
+    # searches and fetches, one row per idempotency key: a resumed run reads a recorded
+    # effect back instead of doing it again (runs in memory, for evaluation, record theirs
+    # too: no foreign key to `runs`).
+    db.execute(
+        """CREATE TABLE snapshots (
+            snapshot_id TEXT PRIMARY KEY,
+            url TEXT NOT NULL,
+            final_url TEXT NOT NULL,
+            origin TEXT NOT NULL CHECK (origin IN ('web', 'upload')),
+            content_type TEXT NOT NULL,
+            charset TEXT,
+            body_sha256 TEXT NOT NULL,
+            body BLOB NOT NULL,
+            retrieved_at TEXT NOT NULL,
+            fetch TEXT NOT NULL DEFAULT '{}',
+            document TEXT
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE run_effects (
+            run_id TEXT NOT NULL,
+            effect_key TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('search', 'fetch')),
+            outcome TEXT NOT NULL CHECK (outcome IN ('done', 'refused', 'failed')),
+            detail TEXT NOT NULL,
+            snapshot_id TEXT REFERENCES snapshots(snapshot_id),
+            at TEXT NOT NULL,
+            PRIMARY KEY (run_id, effect_key)
+        )"""
+    )
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every pending migration in order; returns the names applied now.
 

@@ -54,6 +54,7 @@ from .rows import (
     state_from_row,
 )
 from .runs import RunRecords
+from .snapshots import Snapshots
 from .versions import keep_replaced_text, texts_by_hash
 
 UpsertResult = Literal["added", "replaced", "unchanged"]
@@ -150,6 +151,10 @@ class ArchiveStore:
     def accounts_on(self, clock: Clock) -> Accounts:
         """The workspace's people, sessions, conversations, reviews and kill switch."""
         return Accounts(self._write, self._snapshot, clock)
+
+    def snapshots_on(self, clock: Clock) -> Snapshots:
+        """Pages read from outside the archive, and each run's searches and fetches."""
+        return Snapshots(self._write, self._snapshot, clock)
 
     def close(self) -> None:
         with self._lock:

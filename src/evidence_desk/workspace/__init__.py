@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from ..errors import DeskError
 from ..store.accounts import Channel, Conversation, OwnedRun, SwitchFlip, User
 from ..store.runs import StoredEvent
 from .errors import Forbidden, NotFound, TooLarge, WorkspaceError, shown
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["Workspace"]
 
 MODES = ("quick", "deep")
+MAX_ATTACHMENTS = 3
 
 
 @dataclass(frozen=True)
@@ -105,11 +107,16 @@ class Workspace:
         mode: str = "quick",
         conv_id: str | None = None,
         channel: Channel = "workspace",
+        files: Sequence[tuple[str, bytes]] = (),
     ) -> OwnedRun:
-        """Open a run for `user` in a conversation (a new one unless `conv_id` is theirs)."""
+        """Open a run for `user` in a conversation (a new one unless `conv_id` is theirs).
+        `files` (name, bytes): documents attached to this question alone, read first; one
+        that cannot be read refuses the question with its reason."""
         question = self.check_question(question)
         if mode not in MODES:
             raise WorkspaceError(f"Unknown mode {mode!r}: use quick or deep.")
+        if len(files) > MAX_ATTACHMENTS:
+            raise WorkspaceError(f"Attach at most {MAX_ATTACHMENTS} files to one question.")
         if conv_id is not None:
             if self.accounts.conversation(conv_id, user.user_id) is None:
                 raise NotFound("There is no such conversation.")
@@ -120,7 +127,11 @@ class Workspace:
         def own(db: sqlite3.Connection, run_id: str) -> None:
             self.accounts.own_run(db, run_id, owner, conv, channel)
 
-        run_id = self.desk.submit(question, mode=mode, also=own)
+        try:
+            attachments = [self.desk.web.attach_bytes(name, body) for name, body in files]
+        except DeskError as exc:
+            raise WorkspaceError(str(exc)) from None
+        run_id = self.desk.submit(question, mode=mode, also=own, attachments=attachments)
         found = self.accounts.run_owner(run_id)
         assert found is not None
         return found
@@ -382,6 +393,25 @@ class Workspace:
 
     def setup(self) -> dict[str, Any]:
         """Which engine each role runs and what, if anything, leaves the machine."""
+        found = self._engines()
+        provider = self.settings.search_provider.strip()
+        if provider in ("", "archive", "none"):
+            found["web"] = "Runs read the archive and attached files only; nothing is searched."
+        else:
+            found["web"] = (
+                f"Runs also search the web ({provider.split(':', 1)[0]}): the plan's queries "
+                "are sent to it, and the pages it proposes are fetched from their own sites "
+                "through the safe fetch."
+            )
+            if found["offline"]:
+                found["summary"] = (
+                    "Every role runs on the built-in offline engine; only web searches and "
+                    "page fetches leave this machine."
+                )
+            found["offline"] = False
+        return found
+
+    def _engines(self) -> dict[str, Any]:
         s = self.settings
         engines = {role: s.engine_name(role) for role in ("planner", "answerer", "auditor")}
         remote = {r: e for r, e in engines.items() if e != "offline"}
@@ -394,6 +424,7 @@ class Workspace:
                 "would_add": "A model provider (EVIDENCE_DESK_MODEL=openai:…, anthropic:…, "
                 "ollama:…) would write answers in its own words and audit them with a model; "
                 "the same gate still decides what is published.",
+                "uploads": "Attached files are read on this machine and sent nowhere.",
             }
         sent = ", ".join(f"{role} → {engine}" for role, engine in remote.items())
         return {
@@ -401,4 +432,6 @@ class Workspace:
             "offline": False,
             "summary": f"Questions and the passages of their sources are sent to: {sent}.",
             "would_add": "",
+            "uploads": "Attached files are read on this machine; the passages selected from "
+            f"them are sent with the question to: {sent}.",
         }

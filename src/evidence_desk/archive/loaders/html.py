@@ -10,7 +10,11 @@ decoded markup only, never a URL, so its date finder has nothing to download.
 
 Metadata: title, date (`YYYY-MM-DD`; only dates the page's markup states, no guessing from
 free text), url (the canonical link, else `og:url`), author (into `meta["author"]`) and site
-name (`meta["sitename"]`). Bytes must be UTF-8, or carry a `<meta charset>` Python knows.
+name (`meta["sitename"]`). Bytes must be UTF-8, or carry a `<meta charset>` Python knows;
+a charset declared outside the page (an HTTP `Content-Type`) is applied by `decode_declared`.
+
+`load_html(path)` decodes the file and hands the markup to `html_document`, which is the
+whole of the reading; `sources/readchild.py` calls the same two steps on fetched bytes.
 """
 
 from __future__ import annotations
@@ -51,6 +55,33 @@ def decode_html(data: bytes) -> str:
             raise LoadError(f"is not valid {name} text as its <meta charset> says") from None
 
 
+# Labels that mean windows-1252 in practice (the WHATWG Encoding Standard maps them so).
+_WINDOWS_1252 = {"ascii", "latin_1", "iso8859_1"}
+
+
+def decode_declared(data: bytes, charset: str) -> str:
+    """Bytes in the charset declared for them (e.g. by a `Content-Type` header) -> text.
+
+    A UTF-8 byte-order mark wins over the declaration, as in browsers. Raises `LoadError`
+    for an unknown charset or bytes that are not valid in it.
+    """
+    if data.startswith(codecs.BOM_UTF8):
+        return decode_text(data)
+    try:
+        codec = codecs.lookup(charset).name
+    except LookupError:
+        raise LoadError(f"declares an unknown charset {charset!r}") from None
+    if codec in _WINDOWS_1252:
+        codec = "cp1252"
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError:
+        if codec != "cp1252":
+            raise LoadError(f"is not valid {charset} text as its charset says") from None
+        text = data.decode("latin-1")  # the five bytes cp1252 leaves undefined: C1 controls
+    return normalise_newlines(text.removeprefix("\ufeff"))
+
+
 def _extract(markup: str) -> tuple[Any, str | None]:
     """(trafilatura's extraction, the page's canonical link if absolute http(s))."""
     import trafilatura  # imported here: it costs ~0.6 s and only HTML needs it
@@ -86,7 +117,12 @@ def _clean(value: object) -> str | None:
 
 
 def load_html(path: Path, doc_id: str) -> Document:
-    extracted, canonical = _extract(decode_html(path.read_bytes()))
+    return html_document(decode_html(path.read_bytes()), doc_id, path.stem)
+
+
+def html_document(markup: str, doc_id: str, fallback_title: str) -> Document:
+    """The document of decoded HTML markup; `fallback_title` when the page states none."""
+    extracted, canonical = _extract(markup)
     body = getattr(extracted, "body", None)
     rendered = render_tree(body) if body is not None else None
     if rendered is None or not rendered.text:
@@ -105,7 +141,7 @@ def load_html(path: Path, doc_id: str) -> Document:
     return build_document(
         doc_id,
         rendered.text,
-        _clean(getattr(extracted, "title", None)) or path.stem,
+        _clean(getattr(extracted, "title", None)) or fallback_title,
         date=normalise_date(getattr(extracted, "date", None)),
         url=url,
         meta=meta,

@@ -86,7 +86,14 @@ def _url(front: dict[str, Any]) -> tuple[str | None, str | None]:
 
 
 def load_markdown(path: Path, doc_id: str) -> Document:
-    front, body = split_front_matter(decode_text(path.read_bytes()))
+    return markdown_document(decode_text(path.read_bytes()), doc_id, path.name)
+
+
+def markdown_document(text: str, doc_id: str, name: str) -> Document:
+    """The document of markdown `text` (front matter and all) from a file named `name`
+    (its stem is the last-resort title, a date in it the last-resort date)."""
+    path = Path(name)
+    front, body = split_front_matter(text)
     rendered = render_markdown(body)
     version = LOADER_VERSIONS["markdown"]
     if front is None:

@@ -8,11 +8,18 @@ with no text at all is skipped: it is most likely scanned, and OCR is out of sco
 
 Metadata: title (else the first line of text), author (`meta["author"]`) and creation date
 (`YYYY-MM-DD`). Encrypted PDFs open only when the empty password works.
+
+`pdf_document(data)` reads the bytes of a PDF; `load_pdf(path)` calls it on a file. With
+`max_pages`, only the first pages are read (labels and spans are theirs alone), and a PDF
+longer than that records `meta["pages_read"]` and `meta["pages_total"]`. U+0000 is removed
+from page texts: it is never a visible glyph (a broken font mapping yields it), and a stored
+text must not contain it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import io
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +31,10 @@ from .versions import LOADER_VERSIONS
 PAGE_SEPARATOR = "\n\n"
 
 
-def _open(path: Path) -> Any:
+def _open(data: bytes) -> Any:
     from pypdf import PdfReader  # imported here: only PDFs need it
 
-    reader = PdfReader(path)
+    reader = PdfReader(io.BytesIO(data))
     if reader.is_encrypted:
         try:
             opened = bool(reader.decrypt(""))  # PasswordType.NOT_DECRYPTED is 0
@@ -38,20 +45,23 @@ def _open(path: Path) -> Any:
     return reader
 
 
-def _labels(reader: Any, count: int) -> list[str]:
+def _labels(reader: Any, total: int, count: int) -> list[str]:
+    """The labels of the first `count` of the PDF's `total` pages."""
     try:
         labels = [str(label) for label in reader.page_labels]
     except Exception:  # malformed /PageLabels: fall back to page numbers
         labels = []
-    return labels if len(labels) == count else [str(i + 1) for i in range(count)]
+    return labels[:count] if len(labels) == total else [str(i + 1) for i in range(count)]
 
 
-def _page_texts(reader: Any) -> tuple[list[str], list[str]]:
+def _page_texts(reader: Any, count: int) -> tuple[list[str], list[str]]:
+    """The texts of the first `count` pages, and the numbers of those that failed."""
     texts: list[str] = []
     unreadable: list[str] = []
-    for number, page in enumerate(reader.pages, start=1):
+    for number in range(1, count + 1):
         try:
-            texts.append(normalise_newlines(page.extract_text() or ""))
+            raw = reader.pages[number - 1].extract_text() or ""
+            texts.append(normalise_newlines(raw.replace("\x00", "")))
         except Exception:
             texts.append("")
             unreadable.append(str(number))
@@ -83,11 +93,20 @@ def _metadata(reader: Any) -> tuple[str | None, str | None, str | None]:
 
 
 def load_pdf(path: Path, doc_id: str) -> Document:
-    reader = _open(path)
-    texts, unreadable = _page_texts(reader)
+    return pdf_document(path.read_bytes(), doc_id, path.stem)
+
+
+def pdf_document(
+    data: bytes, doc_id: str, fallback_title: str, *, max_pages: int | None = None
+) -> Document:
+    """The document of a PDF's bytes: its first `max_pages` pages (all when None)."""
+    reader = _open(data)
+    total = len(reader.pages)
+    count = total if max_pages is None else min(total, max_pages)
+    texts, unreadable = _page_texts(reader, count)
     if not any(t.strip() for t in texts):
         raise LoadError("no extractable text (scanned PDF?)")
-    labels = _labels(reader, len(texts))
+    labels = _labels(reader, total, count)
     spans: list[PageSpan] = []
     cursor = 0
     for label, page_text in zip(labels, texts, strict=True):
@@ -98,10 +117,12 @@ def load_pdf(path: Path, doc_id: str) -> Document:
     meta = {"author": author} if author else {}
     if unreadable:
         meta["unreadable_pages"] = ", ".join(unreadable)
+    if count < total:
+        meta["pages_read"], meta["pages_total"] = str(count), str(total)
     return build_document(
         doc_id,
         text,
-        title or first_line_title(text, path.stem),
+        title or first_line_title(text, fallback_title),
         date=date,
         meta=meta,
         pages=tuple(spans),

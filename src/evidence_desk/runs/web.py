@@ -1,0 +1,384 @@
+"""The run's stages beyond the archive: discover (web search) and read (fetch, read, select).
+
+**discover** asks the search provider: Quick mode one search, Deep mode up to three, the
+third aimed at a gap the archive's evidence left (key terms no archive passage holds) or,
+when there is none, at counter-evidence. The queries are the plan's own, so they keep the
+reader's setting and terms; the code, not a model, adds the third one's words.
+
+**read** fetches the proposed pages (at most `WebLimits.pages_quick` or `pages_deep`)
+through the safe fetch, reads each in the limited child process, and stores what it read as
+a snapshot; the question's attached files are read from their snapshots. Each page then
+gets its passages selected (`sources/passages.py`) and all pages share one evidence pool
+(`sources/pool.py`). The pages become the run's web sources, numbered after the archive's
+by the select stage, and judged by the same coverage, checks, auditor and gate.
+
+A refused or failed search or fetch is recorded with its one-sentence reason and never
+stops the run. Every search and fetch is an external effect recorded under an idempotency
+key made from what it asks (`WebParts.key`): a run resumed after a kill in the middle of
+either stage reads each recorded effect back (the search's results, the fetch's snapshot)
+instead of doing it again, so no page is fetched twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..sources.fetch import Page
+from ..sources.netguard import FetchRefused
+from ..sources.passages import PageSelection, select_passages
+from ..sources.pool import Pool, pool_evidence, source_meta
+from ..sources.reading import ReadRefused
+from ..sources.search import SearchFailed, SearchProvider, WebResult
+from ..store.snapshots import Effect, Snapshot, Snapshots, snapshot_id_of
+from ..textutil import stem, stem_terms
+from ..types import (
+    DisplayQuote,
+    Document,
+    Hit,
+    Passage,
+    Plan,
+    ScoredPassage,
+    Search,
+    Source,
+    WebDrop,
+    WebEvidence,
+    WebFetch,
+)
+from .state import RunState, WebCandidate
+
+if TYPE_CHECKING:
+    from .stages import Deps, Step
+
+# Reads a fetched page's bytes: (body, content type, doc id, final URL) -> its document.
+ReadPage = Callable[[bytes, str, str, str], Document]
+Similarity = Callable[[str, Sequence[str]], list[float]]
+COUNTER_WORDS = "criticism OR disputed"
+
+
+@dataclass(frozen=True)
+class WebLimits:
+    pages_quick: int = 3
+    pages_deep: int = 6
+    results_per_search: int = 5
+    budget_tokens: int = 10_000
+
+
+@dataclass
+class WebParts:
+    """What a run needs to reach beyond the archive. `fetch` is the safe fetch (the
+    LangGraph executor hands in the same one as a LangChain tool); `similarity` is the
+    archive's embedder (question to passages), so web passages are scored on the scale the
+    coverage floor was calibrated on; `on_effect(key)` runs after each effect is recorded
+    (the crash tests kill the process there)."""
+
+    provider: SearchProvider | None
+    fetch: Callable[[str], Page]
+    read: ReadPage
+    snapshots: Snapshots
+    similarity: Similarity | None = None
+    limits: WebLimits = field(default_factory=WebLimits)
+    on_effect: Callable[[str], None] | None = None
+
+    @property
+    def provider_name(self) -> str:
+        return self.provider.name if self.provider is not None else "none"
+
+    def key(self, run_id: str, kind: str, what: str) -> str:
+        digest = hashlib.sha256(f"{run_id}\n{kind}\n{what}".encode()).hexdigest()
+        return f"{kind}-{digest[:24]}"
+
+    def _recorded(self, effect: Effect) -> Effect:
+        if self.on_effect is not None:
+            self.on_effect(effect.effect_key)
+        return effect
+
+    def search(self, run_id: str, query: str) -> Effect:
+        """The provider's results for `query` (recorded once per run and query)."""
+        provider = self.provider
+        if provider is None:  # pragma: no cover - discover runs only with a provider
+            raise RuntimeError("no search provider")
+        key = self.key(run_id, "search", f"{provider.name}\n{query}")
+        recorded = self.snapshots.effect(run_id, key)
+        if recorded is not None:
+            return recorded
+        try:
+            found = provider.search(query, self.limits.results_per_search)
+        except SearchFailed as failed:
+            effect = self.snapshots.record_effect(
+                run_id, key, "search", "failed", {"query": query, "reason": str(failed)}
+            )
+            return self._recorded(effect)
+        results = [r.__dict__ for r in found]
+        effect = self.snapshots.record_effect(
+            run_id, key, "search", "done", {"query": query, "results": results}
+        )
+        return self._recorded(effect)
+
+    def read_url(self, run_id: str, url: str) -> tuple[Effect, Snapshot | None]:
+        """Fetch and read `url` once per run: the recorded effect, and its snapshot."""
+        key = self.key(run_id, "fetch", url)
+        recorded = self.snapshots.effect(run_id, key)
+        if recorded is None:
+            recorded = self._recorded(self._fetch_and_read(run_id, key, url))
+        snap = self.snapshots.get(recorded.snapshot_id) if recorded.snapshot_id else None
+        return recorded, snap
+
+    def _fetch_and_read(self, run_id: str, key: str, url: str) -> Effect:
+        record = self.snapshots.record_effect
+        try:
+            page = self.fetch(url)
+        except FetchRefused as refused:
+            return record(run_id, key, "fetch", "refused", {"url": url, "reason": refused.reason})
+        snapshot_id = snapshot_id_of(page.final_url, page.sha256)
+        detail = {
+            "url": url,
+            "final_url": page.final_url,
+            "redirects": len(page.hops) - 1,
+        }
+        try:
+            document = self.read(page.body, page.content_type_header, snapshot_id, page.final_url)
+            outcome, reason = "done", None
+        except ReadRefused as refused:
+            document, outcome, reason = None, "refused", str(refused)
+        self.snapshots.put(
+            Snapshot(
+                snapshot_id=snapshot_id,
+                url=url,
+                final_url=page.final_url,
+                origin="web",
+                content_type=page.content_type,
+                charset=page.charset,
+                body_sha256=page.sha256,
+                body=page.body,
+                retrieved_at=page.retrieved_at,
+                fetch={
+                    "hops": [h.__dict__ for h in page.hops],
+                    "content_encoding": page.content_encoding,
+                    "wire_bytes": page.wire_bytes,
+                },
+                document=document,
+            )
+        )
+        if reason is not None:
+            detail["reason"] = reason
+        return record(run_id, key, "fetch", outcome, detail, snapshot_id)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- discover
+
+
+def web_queries(
+    question: str, plan: Plan, mode: str, archive_hits: Iterable[Hit]
+) -> list[tuple[str, str]]:
+    """(query, aim) of the run's web searches (see the module docstring). Deep mode's
+    second search is the plan's second query, else the reader's question as written; its
+    third adds to the first the key terms neither the archive's passages nor that query
+    hold (a gap), or, when there are none, asks for counter-evidence."""
+    asked = " ".join(question.split())
+    base = [q.strip() for q in plan.queries if q.strip()] or [asked]
+    if mode != "deep":
+        return [(base[0], "web:plan")]
+    out = [(q, "web:plan") for q in base[:2]]
+    if len(out) < 2:
+        out.append((asked, "web:question"))
+    held = set().union(*(stem_terms(h.passage.text) for h in archive_hits))
+    held |= set(stem_terms(base[0]))
+    missing = [t for t in plan.key_terms if stem(t.lower()) not in held]
+    if missing:
+        out.append((f"{base[0]} {' '.join(missing)}", "web:gap"))
+    else:
+        out.append((f"{base[0]} {COUNTER_WORDS}", "web:counter"))
+    unique: dict[str, tuple[str, str]] = {}
+    for query, aim in out:
+        unique.setdefault(query.casefold(), (query, aim))
+    return list(unique.values())
+
+
+def _round_robin(lists: Sequence[Sequence[WebCandidate]]) -> list[WebCandidate]:
+    """Each search's first result, then each one's second, ...; each URL once."""
+    out: dict[str, WebCandidate] = {}
+    for rank in range(max((len(x) for x in lists), default=0)):
+        for results in lists:
+            if rank < len(results) and results[rank].url not in out:
+                out[results[rank].url] = results[rank]
+    return list(out.values())
+
+
+def discover_stage(state: RunState, deps: Deps) -> Step:
+    from .stages import Step
+
+    web = deps.web
+    if web is None or web.provider is None:
+        return Step({"searches": state.searches, "web_results": ()}, "read")
+    archive_hits = [h for side in state.hits or () for h in side]
+    plan = state.plan or Plan(subquestions=(), queries=())
+    searches = list(state.searches or ())
+    found: list[list[WebCandidate]] = []
+    for query, aim in web_queries(state.question, plan, state.mode, archive_hits):
+        effect = web.search(state.run_id, query)
+        results = [WebResult(**r) for r in effect.detail.get("results", [])]
+        searches.append(
+            Search(
+                query=query,
+                aim=aim,
+                hits=len(results),
+                engine=web.provider_name,
+                error=effect.detail.get("reason"),
+            )
+        )
+        found.append(
+            [
+                WebCandidate(
+                    url=r.url, title=r.title, snippet=r.snippet, query=query, engine=r.engine
+                )
+                for r in results
+            ]
+        )
+    return Step({"searches": tuple(searches), "web_results": tuple(_round_robin(found))}, "read")
+
+
+# --------------------------------------------------------------------------- read
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A page or attachment read for this run, and the query that proposed it."""
+
+    document: Document
+    snapshot: Snapshot
+    query: str
+
+
+def _fetch_record(candidate: WebCandidate, effect: Effect) -> WebFetch:
+    outcome = "read" if effect.outcome == "done" else effect.outcome
+    return WebFetch(
+        url=candidate.url,
+        query=candidate.query,
+        outcome=outcome,
+        reason=effect.detail.get("reason"),
+        final_url=effect.detail.get("final_url"),
+        snapshot_id=effect.snapshot_id,
+        redirects=int(effect.detail.get("redirects") or 0),
+    )
+
+
+def _attached(web: WebParts, state: RunState) -> tuple[list[_Read], list[WebFetch]]:
+    reads: list[_Read] = []
+    fetches: list[WebFetch] = []
+    for snapshot_id in state.attachments:
+        snap = web.snapshots.get(snapshot_id)
+        if snap is None or snap.document is None:
+            reason = "The attached file could not be read." if snap else "The attachment is gone."
+            fetches.append(WebFetch(url=snapshot_id, outcome="failed", reason=reason))
+            continue
+        reads.append(_Read(snap.document, snap, ""))
+        fetches.append(
+            WebFetch(
+                url=snap.url, outcome="read", final_url=snap.final_url, snapshot_id=snapshot_id
+            )
+        )
+    return reads, fetches
+
+
+def _source(read: _Read, number: int, pooled: Sequence[ScoredPassage]) -> Source:
+    doc, snap = read.document, read.snapshot
+    meta = source_meta(doc)
+    return Source(
+        id=f"W{number}",
+        doc_id=doc.doc_id,
+        title=doc.title,
+        date=doc.date,
+        url=snap.url,
+        final_url=snap.final_url,
+        site=meta.site or meta.domain,
+        author=doc.meta.get("author"),
+        names=tuple(n for n in (doc.meta.get("author"), meta.site) if n),
+        origin="upload" if snap.origin == "upload" else "web",
+        retrieved_at=snap.retrieved_at,
+        content_sha256=doc.content_sha256,
+        snapshot_sha256=snap.body_sha256,
+        passages=tuple(pooled),
+        queries=(read.query,) if read.query else (),
+    )
+
+
+def _evidence(
+    web: WebParts, fetches: Sequence[WebFetch], pool: Pool, selections: Sequence[PageSelection]
+) -> WebEvidence:
+    shown = {p.id for s in pool.sources for p in s.passages}
+    quotes = tuple(
+        DisplayQuote(
+            passage_id=p.id, text=p.quotation.text, start=p.quotation.start, end=p.quotation.end
+        )
+        for sel in selections
+        for p in sel.passages
+        if p.id in shown and p.quotation.text
+    )
+    return WebEvidence(
+        provider=web.provider_name,
+        fetches=tuple(fetches),
+        drops=tuple(
+            WebDrop(doc_id=d.doc_id, passage_id=d.passage_id, reason=d.reason, detail=d.detail)
+            for d in pool.drops
+        ),
+        quotes=quotes,
+        budget_tokens=pool.budget_tokens,
+        used_tokens=pool.used_tokens,
+        publishers=pool.diversity.publishers,
+        domains=pool.diversity.domains,
+        diversity=pool.diversity.summary if pool.sources else "",
+    )
+
+
+def read_stage(state: RunState, deps: Deps) -> Step:
+    from .stages import Step
+
+    web = deps.web
+    if web is None:
+        return Step({"web": None, "web_sources": (), "web_hits": ()}, "select")
+    reads, fetches = _attached(web, state)
+    limits = web.limits
+    most = limits.pages_deep if state.mode == "deep" else limits.pages_quick
+    for candidate in (state.web_results or ())[:most]:
+        effect, snap = web.read_url(state.run_id, candidate.url)
+        fetches.append(_fetch_record(candidate, effect))
+        if effect.outcome == "done" and snap is not None and snap.document is not None:
+            reads.append(_Read(snap.document, snap, candidate.query))
+    reads = list({r.document.doc_id: r for r in reversed(reads)}.values())[::-1]
+    plan_queries = tuple(state.plan.queries) if state.plan else ()
+    terms = [state.question, *plan_queries]
+    selections = [select_passages(r.document.text, terms, doc_id=r.document.doc_id) for r in reads]
+    pool = pool_evidence(selections, [source_meta(r.document) for r in reads], limits.budget_tokens)
+    by_doc = {s.meta.doc_id: s for s in pool.sources}
+    texts = [p.text for s in pool.sources for p in s.passages]
+    cosines = iter(web.similarity(state.question, texts) if web.similarity and texts else [])
+    sources: list[Source] = []
+    hits: list[Hit] = []
+    for read in reads:
+        pooled = by_doc.get(read.document.doc_id)
+        if pooled is None:
+            continue
+        passages = []
+        for p in pooled.passages:
+            cosine = next(cosines, None)
+            passages.append(
+                ScoredPassage(id=p.id, text=p.text, start=p.start, end=p.end, score=p.score)
+            )
+            hits.append(
+                Hit(
+                    passage=Passage(
+                        id=p.id, doc_id=p.doc_id, text=p.text, start=p.start, end=p.end
+                    ),
+                    score=p.score,
+                    dense_score=cosine,
+                    doc_date=read.document.date,
+                    queries=(read.query,) if read.query else (),
+                )
+            )
+        sources.append(_source(read, len(sources) + 1, passages))
+        deps.texts[read.document.doc_id, read.document.content_sha256] = read.document.text
+    evidence = _evidence(web, fetches, pool, selections)
+    return Step({"web": evidence, "web_sources": tuple(sources), "web_hits": tuple(hits)}, "select")

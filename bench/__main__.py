@@ -71,6 +71,10 @@ def main() -> int:
         failures += _run("executors", *homes) != 0
         failures += _run("calibrate_coverage", *homes) != 0
         failures += _run("wice") != 0
+        failures += _run("extraction", *quick) != 0
+        failures += _run("pdftext") != 0
+        failures += _run("passages", *quick) != 0
+        failures += _run("web_sources", *quick) != 0
         failures += _run("adversarial", *quick) != 0
         limit = ["--limit", "5"] if args.quick else []
         failures += _run("llamacpp", *homes, *limit) != 0

@@ -95,7 +95,7 @@ class DeskWeb:
         s = self.settings
         key = s.api_key.get_secret_value() if s.api_key is not None else None
         try:
-            return search_provider(s.search_provider, api_key=key, base_url=s.base_url or None)
+            return search_provider(s.search_provider, api_key=key)
         except SearchFailed as exc:
             raise DeskError(str(exc)) from None
 

@@ -57,6 +57,10 @@ def test_an_attached_file_is_a_source_of_that_question(me: WebUser, web_desk: De
     assert len(uploads) == 1 and uploads[0]["doc_id"].startswith("upload-")
     assert uploads[0]["title"] == "notes.txt" or uploads[0]["title"] == "Council notes"
     assert web_desk.store.get_document(uploads[0]["doc_id"]) is None  # not in the archive
+    assert uploads[0]["url"] is None  # a file has a name, never a link
+    page = me.get(f"/runs/{run_id}/sources/{uploads[0]['id']}").text
+    assert "attached to this question" in page and uploads[0]["snapshot_sha256"] in page
+    assert f"evidence-desk sources show {uploads[0]['doc_id']}" in page
 
 
 @pytest.mark.parametrize(

@@ -286,17 +286,18 @@ def _attached(web: WebParts, state: RunState) -> tuple[list[_Read], list[WebFetc
 def _source(read: _Read, number: int, pooled: Sequence[ScoredPassage]) -> Source:
     doc, snap = read.document, read.snapshot
     meta = source_meta(doc)
+    fetched = snap.origin == "web"  # an attached file has a name, no URL
     return Source(
         id=f"W{number}",
         doc_id=doc.doc_id,
         title=doc.title,
         date=doc.date,
-        url=snap.url,
-        final_url=snap.final_url,
+        url=snap.url if fetched else None,
+        final_url=snap.final_url if fetched else None,
         site=meta.site or meta.domain,
         author=doc.meta.get("author"),
         names=tuple(n for n in (doc.meta.get("author"), meta.site) if n),
-        origin="upload" if snap.origin == "upload" else "web",
+        origin="web" if fetched else "upload",
         retrieved_at=snap.retrieved_at,
         content_sha256=doc.content_sha256,
         snapshot_sha256=snap.body_sha256,

@@ -10,14 +10,17 @@ Providers, chosen by name (`Settings.search_provider`, resolved by `search_provi
 - `searxng:<base URL>`: a SearXNG instance's JSON API (`GET /search?q=...&format=json`).
   The instance is the operator's own, so it is reached directly (often on loopback or a
   private network), not through the guard, with environment proxies ignored.
-- `openai` or `openai:<model>`: OpenAI's web search tool on the Responses API; the pages
-  are the sources the search action reports and the URL citations of its answer.
+- `openai` or `openai:<model>` (`openai:<model>@<base URL>` for another endpoint of the
+  same API): OpenAI's web search tool on the Responses API; the pages are the sources the
+  search action reports and the URL citations of its answer. The key is
+  `EVIDENCE_DESK_API_KEY`, else `OPENAI_API_KEY`.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import urllib.parse
 import urllib.request
 from collections.abc import Iterable
@@ -150,8 +153,11 @@ class OpenAIWebSearch:
                 "OpenAI web search needs the providers extra: "
                 "pip install 'evidence-desk[providers]'."
             ) from None
+        api_key = api_key or os.environ.get("OPENAI_API_KEY")
         if not api_key:
-            raise SearchFailed("OpenAI web search needs an API key (EVIDENCE_DESK_API_KEY).")
+            raise SearchFailed(
+                "OpenAI web search needs an API key (OPENAI_API_KEY or EVIDENCE_DESK_API_KEY)."
+            )
         self.model = model
         self.name = f"openai:{model}"
         self._client = openai.OpenAI(
@@ -226,7 +232,10 @@ def search_provider(
             raise SearchFailed("Name the SearXNG instance: searxng:http://host:port.")
         return SearxngSearch(rest)
     if name == "openai":
-        return OpenAIWebSearch(rest or OPENAI_SEARCH_MODEL, api_key=api_key, base_url=base_url)
+        model, _, server = rest.partition("@")  # `openai:<model>@<base URL>`, like engines
+        return OpenAIWebSearch(
+            model or OPENAI_SEARCH_MODEL, api_key=api_key, base_url=server or base_url
+        )
     raise SearchFailed(
         f"Unknown search provider {spec!r}; use archive, searxng:<URL> or openai[:<model>]."
     )

@@ -48,6 +48,9 @@ class SourceCard:
     origin: str
     retrieved_at: str
     content_sha256: str
+    final_url: str | None = None
+    author: str | None = None
+    snapshot_sha256: str | None = None
 
 
 @dataclass(frozen=True)
@@ -126,10 +129,13 @@ def card(source: dict[str, Any]) -> SourceCard:
         title=source.get("title") or source["doc_id"],
         date=source.get("date"),
         url=source.get("url"),
-        publisher=publisher_of(source.get("url"), source.get("names")),
+        publisher=source.get("site") or publisher_of(source.get("url"), source.get("names")),
         origin=source.get("origin", "archive"),
         retrieved_at=source.get("retrieved_at", ""),
         content_sha256=source.get("content_sha256", ""),
+        final_url=source.get("final_url") if source.get("final_url") != source.get("url") else None,
+        author=source.get("author"),
+        snapshot_sha256=source.get("snapshot_sha256"),
     )
 
 

@@ -12,8 +12,9 @@ is asked for again; its tokens were spent once more, and only then.
 The ledger is also the run's spend record: a resumed run's budget is charged with every try
 it holds (`charge_resumed`), failed tries and tries of an interrupted stage included, so a restart
 hands a run no fresh calls, tokens or spend. Calls to the offline engine cost nothing and
-are not recorded. Searches need no ledger: they read the local archive, cost nothing, and a
-finished retrieve stage's hits are stored with it.
+are not recorded. Archive searches need no ledger: they read the local archive, cost nothing, and a
+finished retrieve stage's hits are stored with it. Web searches and fetches are external
+effects recorded by the run's web parts (`runs/web.py`, `store/snapshots.py`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ call a term.
   `retrieval.embedder.Embedder`: the real model, or `testing.embedder.HashingEmbedder`.
 
 The first two need no model. Which one selection uses by default, and why, is measured by
-`bench/passages.py` and stated in `sources/passages.py`.
+`bench/passages.py` and stated in `sources/passages.py` (BM25 without an embedder; hybrid
+passages over BM25 windows with one).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from .runs.web import WebLimits, WebParts
 from .settings import Settings
 from .sources.fetch import Fetcher, FetchPolicy
 from .sources.netguard import FetchRefused
-from .sources.passages import select_passages
+from .sources.passages import default_scorers, select_passages
 from .sources.pool import pool_evidence, source_meta
 from .sources.reading import ReadLimits, ReadRefused, read_page
 from .sources.search import SearchFailed, SearchProvider, search_provider
@@ -116,6 +116,7 @@ class DeskWeb:
             read=self.read,
             snapshots=self.snapshots,
             similarity=self.similarity,
+            embedder=self.embedder,
             limits=WebLimits(
                 pages_quick=s.web_pages_quick,
                 pages_deep=s.web_pages_deep,
@@ -138,7 +139,14 @@ class DeskWeb:
             doc = self.read(page.body, page.content_type_header, snapshot_id, page.final_url)
         except ReadRefused as refused:
             return FetchReport(url, refused=str(refused))
-        selection = select_passages(doc.text, question or doc.title, doc_id=doc.doc_id)
+        scorer, window_scorer = default_scorers(self.embedder)
+        selection = select_passages(
+            doc.text,
+            question or doc.title,
+            doc_id=doc.doc_id,
+            scorer=scorer,
+            window_scorer=window_scorer,
+        )
         pool = pool_evidence([selection], [source_meta(doc)], self.settings.evidence_pool_tokens)
         shown = {p.id for s in pool.sources for p in s.passages}
         meta = source_meta(doc)

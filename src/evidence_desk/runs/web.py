@@ -26,9 +26,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..retrieval.embedder import Embedder
 from ..sources.fetch import Page
 from ..sources.netguard import FetchRefused
-from ..sources.passages import PageSelection, select_passages
+from ..sources.passages import PageSelection, default_scorers, select_passages
 from ..sources.pool import Pool, pool_evidence, source_meta
 from ..sources.reading import ReadRefused
 from ..sources.search import SearchFailed, SearchProvider, WebResult
@@ -80,6 +81,7 @@ class WebParts:
     snapshots: Snapshots
     similarity: Similarity | None = None
     limits: WebLimits = field(default_factory=WebLimits)
+    embedder: Embedder | None = None  # hybrid passage scoring when given (`passages.py`)
     on_effect: Callable[[str], None] | None = None
 
     @property
@@ -351,7 +353,17 @@ def read_stage(state: RunState, deps: Deps) -> Step:
     reads = list({r.document.doc_id: r for r in reversed(reads)}.values())[::-1]
     plan_queries = tuple(state.plan.queries) if state.plan else ()
     terms = [state.question, *plan_queries]
-    selections = [select_passages(r.document.text, terms, doc_id=r.document.doc_id) for r in reads]
+    scorer, window_scorer = default_scorers(web.embedder)
+    selections = [
+        select_passages(
+            r.document.text,
+            terms,
+            doc_id=r.document.doc_id,
+            scorer=scorer,
+            window_scorer=window_scorer,
+        )
+        for r in reads
+    ]
     pool = pool_evidence(selections, [source_meta(r.document) for r in reads], limits.budget_tokens)
     by_doc = {s.meta.doc_id: s for s in pool.sources}
     texts = [p.text for s in pool.sources for p in s.passages]

@@ -1,7 +1,7 @@
 """Which parts of a page read from the web the answerer sees: excerpt, passages, quotations.
 
-A read page is long; the desk shows the answerer a few exact pieces of it, chosen in two
-steps that can each be inspected afterwards (`PageSelection` keeps every window's score):
+A read page is long; the desk shows the answerer a few exact pieces of it, chosen in steps
+that can each be inspected afterwards (`PageSelection` keeps every window's score):
 
 1. **Excerpt.** Windows of `window_chars` (1,200) characters start every `stride_chars`
    (1,000) characters; the last window ends at the text's end, so every character lies in
@@ -18,9 +18,9 @@ steps that can each be inspected afterwards (`PageSelection` keeps every window'
    `max_passages` (8) with a positive score are kept, except exact or near duplicates of a
    better one (`duplicate_of`), which are recorded in `excluded`.
 3. **Quotations.** Each kept passage carries a display quotation of at most
-   `max_quote_words` (20) words: the run of words inside one of its units holding the most
-   query-term weight, its edge punctuation and quote marks trimmed. It is for showing to a
-   reader; the passage is what the answerer reads.
+   `max_quote_words` (20) words: the run of words inside one of its units, between the
+   page's own double quote marks, holding the most query-term weight, its edge punctuation
+   trimmed. It is for showing to a reader; the passage is what the answerer reads.
 
 Invariants (tested, the first property-tested on arbitrary text): every passage and every
 quotation is `text[start:end]` exactly; a quotation lies inside its passage; a passage lies
@@ -32,8 +32,9 @@ Scoring (windows and passages alike) is `sources/scoring.py`: term overlap, BM25
 BM25 + embedding (hybrid); `window_scorer` may differ from the passages' `scorer`.
 
 Measured by `python -m bench.passages` (1,190 XQuAD questions, 240 pages of 8,000-20,000
-characters built around the gold paragraph, 2 shared vCPUs): the share of questions whose
-gold sentence lies in a kept passage / in the best-ranked passage, and ms per page:
+characters built around the gold paragraph): the share of questions whose gold sentence
+lies in a kept passage / in the best-ranked passage, and the median ms of a page's first
+selection (2 vCPUs shared with other jobs, load average 2-5; fp32 model):
 
     term-overlap           0.980  0.842     13 ms   (no model)
     bm25                   0.982  0.853     14 ms   (no model)
@@ -42,11 +43,15 @@ gold sentence lies in a kept passage / in the best-ranked passage, and ms per pa
 
 Hybrid selects gold evidence best (vs BM25: 16 questions gained, 3 lost), partly because
 its fused score is positive for every passage, so it always keeps all 8 (515 words a page
-against 440). It needs the model, and costs 60-160x the time, so the winner depends on the
+against 440). It needs the model and costs 20-160x the time (a `--quick` run on a quiet box:
+bm25 15 ms, bm25 windows + hybrid 282 ms, hybrid 1,222 ms), so the winner depends on the
 embedder: `default_scorers(None)` is BM25 for both stages (the default of
 `select_passages`; term overlap is no better and no cheaper); `default_scorers(embedder)`
 is BM25 windows with hybrid passages, most of hybrid's gain (top-1: 28 gained, 12 lost
-against BM25) at 40% of its cost, since the model reads ~15 passages a page, not 20 windows.
+against BM25) at a quarter to two fifths of its cost: the model reads the excerpt's
+candidates, not every window. Caveat: XQuAD questions were written from their paragraph and
+share its words, so the lexical scorers are near their ceiling here; paraphrased questions
+(untested) may widen hybrid's lead.
 """
 
 from __future__ import annotations

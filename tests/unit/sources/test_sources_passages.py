@@ -16,6 +16,7 @@ from evidence_desk.sources.passages import (
     PageSelection,
     SelectionLimits,
     Window,
+    default_scorers,
     excerpt_spans,
     select_passages,
     units,
@@ -198,8 +199,11 @@ def test_several_queries_pool_their_terms() -> None:
     assert Query.of(["the harbor master", "Harbors closed"]).terms == ("harbor", "master", "close")
 
 
-def test_default_scorer_needs_no_model() -> None:
-    assert isinstance(DEFAULT_SCORER, BM25 | TermOverlap)
+def test_default_scorer_needs_no_model_and_an_embedder_adds_hybrid_passages() -> None:
+    assert isinstance(DEFAULT_SCORER, BM25)
+    assert default_scorers(None) == (DEFAULT_SCORER, DEFAULT_SCORER)
+    passages, windows = default_scorers(HashingEmbedder())
+    assert isinstance(passages, Hybrid) and windows is DEFAULT_SCORER
 
 
 def test_scorers_rank_the_matching_text_first() -> None:

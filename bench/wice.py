@@ -21,7 +21,7 @@ import hashlib
 import json
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._util import BENCH_CACHE, SHARED_DATA, print_table, stopwatch
+from bench._util import BENCH_CACHE, SHARED_DATA, DiskCachedEmbedder, print_table, stopwatch
 from evidence_desk.agents.base import ClaimToAudit
 from evidence_desk.agents.offline.answerer import claim_text
 from evidence_desk.agents.offline.auditor import ClaimFeatures, OfflineAuditor
@@ -53,53 +53,10 @@ from evidence_desk.agents.offline.calibration import (
     write_calibration,
 )
 from evidence_desk.agents.offline.evidence import collapse, quotable
-from evidence_desk.retrieval.embedder import MiniLMEmbedder, Vectors
+from evidence_desk.retrieval.embedder import MiniLMEmbedder
 from evidence_desk.types import ScoredPassage, Source, Verdict
 
 WICE = SHARED_DATA / "wice" / "data" / "entailment_retrieval" / "claim"
-
-
-class DiskCachedEmbedder:
-    """An Embedder that keeps every vector it computes in one .npz file, keyed by text hash."""
-
-    def __init__(self, inner: MiniLMEmbedder, path: Path) -> None:
-        self.model_id = inner.model_id
-        self.dim = inner.dim
-        self._inner = inner
-        self._path = path
-        self._vectors: dict[str, np.ndarray] = {}
-        self._dirty = False
-        if path.exists():
-            with np.load(path) as data:
-                self._vectors = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
-
-    @staticmethod
-    def _key(text: str) -> str:
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-    def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Vectors:
-        keys = [self._key(t) for t in texts]
-        todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._vectors}
-        if todo:
-            fresh = self._inner.embed(list(todo.values()))
-            self._vectors.update(zip(todo, fresh, strict=True))
-            self._dirty = True
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, k in enumerate(keys):
-            out[i] = self._vectors[k]
-        return out
-
-    def embed_query(self, text: str) -> Vectors:
-        vector: Vectors = self.embed([text])[0]
-        return vector
-
-    def save(self) -> None:
-        if not self._dirty:
-            return
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        keys = np.array(list(self._vectors), dtype="U64")
-        np.savez(self._path, keys=keys, vectors=np.stack(list(self._vectors.values())))
-        self._dirty = False
 
 
 # --------------------------------------------------------------------------- data

@@ -85,3 +85,45 @@ def test_a_deep_web_run_through_the_local_provider_servers(
     assert prompt.index("<sources>") < prompt.index("Ana Ruiz") < prompt.index("</sources>")
     assert receipt["decision"] in ("AUTO_CLEARED", "PUBLISHED_AFTER_PRUNING"), receipt["reason"]
     assert desk.verify_receipt(receipt).ok
+
+
+def test_paid_web_searches_count_against_the_runs_budget(
+    make_desk: DeskFactory, archive_home: Path, tmp_path: Path
+) -> None:
+    """Each OpenAI web search is a model call: the discover stage's record counts it with
+    its tokens (spend unknown: no price covers the tool), and a run whose calls are spent
+    makes no search, saying why."""
+    home = tmp_path / "home"
+    shutil.copytree(archive_home, home)
+    with fixture_web() as web:
+        web.routes["/library"] = article(
+            "Millbrook council raises library budget",
+            ["The Millbrook council voted on March 3, 2026 to raise the library budget."],
+            date="2026-03-04",
+        )
+        index = EveryPage([FixturePage(web.url("/library"), "Library budget")])
+        with (
+            FakeWebSearchAPI(index, api_key=KEY) as api,
+            FakeProvider("chat", Model("chat")) as fake,
+        ):
+            settings = {
+                "search_provider": f"openai:gpt-4.1-mini@{api.base_url}",
+                "fetch_allow_loopback": True,
+                "fetch_ports": (web.port,),
+            }
+            receipt = make_desk("chat", fake.base_url, home=home, **settings).ask(QUESTION).receipt
+            discover = next(s for s in receipt["stages"] if s["name"] == "discover")
+            assert discover["calls"] == 1 == len(api.bodies)
+            assert discover["engine"] == "openai:gpt-4.1-mini"
+            assert discover["input_tokens"] > 0 and discover["estimated_spend_usd"] is None
+            assert "openai:gpt-4.1-mini" in receipt["usage"]["unpriced_engines"]
+            assert receipt["usage"]["model_calls"] == sum(s["calls"] for s in receipt["stages"])
+
+            spent = make_desk("chat", fake.base_url, home=home, max_model_calls=1, **settings)
+            held = spent.ask(QUESTION).receipt
+            assert len(api.bodies) == 1  # the planner took the only call: no search was made
+            (search,) = [s for s in held["searches"] if s["engine"] != "archive"]
+            assert (
+                search["error"]
+                == "The run's model calls are spent, so the web search was not made."
+            )

@@ -24,8 +24,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ..agents.base import ModelUsage, RunBudget
 from ..retrieval.embedder import Embedder
 from ..sources.fetch import Page
 from ..sources.netguard import FetchRefused
@@ -97,27 +98,42 @@ class WebParts:
             self.on_effect(effect.effect_key)
         return effect
 
-    def search(self, run_id: str, query: str) -> Effect:
-        """The provider's results for `query` (recorded once per run and query)."""
+    def search(self, run_id: str, query: str, budget: RunBudget) -> Effect:
+        """The provider's results for `query` (recorded once per run and query). A paid
+        search (one with `search_usage`) needs a model call left in `budget`, and is
+        charged to it, also when read back after a restart (the interrupted stage's record
+        was never stored, so nothing else counts it)."""
         provider = self.provider
         if provider is None:  # pragma: no cover - discover runs only with a provider
             raise RuntimeError("no search provider")
         key = self.key(run_id, "search", f"{provider.name}\n{query}")
         recorded = self.snapshots.effect(run_id, key)
-        if recorded is not None:
-            return recorded
+        if recorded is None:
+            recorded = self._recorded(self._search(run_id, key, query, budget))
+        cost = recorded.detail.get("usage")
+        if isinstance(cost, dict):
+            budget.charge(1, int(cost.get("input_tokens", 0)) + int(cost.get("output_tokens", 0)))
+        return recorded
+
+    def _search(self, run_id: str, key: str, query: str, budget: RunBudget) -> Effect:
+        provider = self.provider
+        assert provider is not None
+        paid = getattr(provider, "search_usage", None)
+        record = self.snapshots.record_effect
+        if paid is not None and budget.remaining()[0] < 1:
+            reason = "The run's model calls are spent, so the web search was not made."
+            return record(run_id, key, "search", "failed", {"query": query, "reason": reason})
         try:
-            found = provider.search(query, self.limits.results_per_search)
+            if paid is not None:
+                found, cost = paid(query, self.limits.results_per_search)
+            else:
+                found, cost = provider.search(query, self.limits.results_per_search), None
         except SearchFailed as failed:
-            effect = self.snapshots.record_effect(
-                run_id, key, "search", "failed", {"query": query, "reason": str(failed)}
-            )
-            return self._recorded(effect)
-        results = [r.__dict__ for r in found]
-        effect = self.snapshots.record_effect(
-            run_id, key, "search", "done", {"query": query, "results": results}
-        )
-        return self._recorded(effect)
+            return record(run_id, key, "search", "failed", {"query": query, "reason": str(failed)})
+        detail: dict[str, Any] = {"query": query, "results": [r.__dict__ for r in found]}
+        if cost is not None:
+            detail["usage"] = cost.__dict__
+        return record(run_id, key, "search", "done", detail)
 
     def read_url(self, run_id: str, url: str) -> tuple[Effect, Snapshot | None]:
         """Fetch and read `url` once per run: the recorded effect, and its snapshot."""
@@ -219,8 +235,20 @@ def discover_stage(state: RunState, deps: Deps) -> Step:
     plan = state.plan or Plan(subquestions=(), queries=())
     searches = list(state.searches or ())
     found: list[list[WebCandidate]] = []
+    usage: ModelUsage | None = None
     for query, aim in web_queries(state.question, plan, state.mode, archive_hits):
-        effect = web.search(state.run_id, query)
+        effect = web.search(state.run_id, query, deps.budget)
+        cost = effect.detail.get("usage")
+        if isinstance(cost, dict):
+            # No price table covers the search tool's fee: the spend is unknown (None).
+            one = ModelUsage(
+                engine=str(cost.get("engine", web.provider_name)),
+                calls=1,
+                input_tokens=int(cost.get("input_tokens", 0)),
+                output_tokens=int(cost.get("output_tokens", 0)),
+                spend_usd=None,
+            )
+            usage = one if usage is None else usage + one
         results = [WebResult(**r) for r in effect.detail.get("results", [])]
         searches.append(
             Search(
@@ -239,7 +267,8 @@ def discover_stage(state: RunState, deps: Deps) -> Step:
                 for r in results
             ]
         )
-    return Step({"searches": tuple(searches), "web_results": tuple(_round_robin(found))}, "read")
+    updates = {"searches": tuple(searches), "web_results": tuple(_round_robin(found))}
+    return Step(updates, "read", usage)
 
 
 # --------------------------------------------------------------------------- read

@@ -49,8 +49,19 @@ class WebResult:
     published: str | None = None
 
 
+@dataclass(frozen=True)
+class SearchUsage:
+    """What one paid search cost: one model call and its tokens (`search_usage`)."""
+
+    engine: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
 class SearchProvider(Protocol):
-    """Proposes pages for a query. `name` is what the receipt and the setup line show."""
+    """Proposes pages for a query. `name` is what the receipt and the setup line show. A
+    provider whose searches cost model calls also has `search_usage(query, k)`, returning
+    the pages and a `SearchUsage` (the run's budget is charged with it)."""
 
     name: str
 
@@ -165,6 +176,11 @@ class OpenAIWebSearch:
         )
 
     def search(self, query: str, k: int) -> list[WebResult]:
+        return self.search_usage(query, k)[0]
+
+    def search_usage(self, query: str, k: int) -> tuple[list[WebResult], SearchUsage]:
+        """The pages, and what the request cost (a model call: it counts against the run's
+        budget; no price table covers the tool's fee, so its spend is unknown)."""
         import openai
 
         try:
@@ -177,7 +193,15 @@ class OpenAIWebSearch:
             )
         except openai.OpenAIError as exc:
             raise SearchFailed(f"The OpenAI web search failed ({type(exc).__name__}).") from None
-        return _web_urls(_openai_results(response.model_dump(mode="json")), k)
+        body = response.model_dump(mode="json")
+        raw_usage = body.get("usage")
+        usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
+        cost = SearchUsage(
+            engine=self.name,
+            input_tokens=int(usage.get("input_tokens") or 0),
+            output_tokens=int(usage.get("output_tokens") or 0),
+        )
+        return _web_urls(_openai_results(body), k), cost
 
 
 def _list(value: Any) -> list[Any]:

@@ -5,12 +5,13 @@ third aimed at a gap the archive's evidence left (key terms no archive passage h
 when there is none, at counter-evidence. The queries are the plan's own, so they keep the
 reader's setting and terms; the code, not a model, adds the third one's words.
 
-**read** fetches the proposed pages (at most `WebLimits.pages_quick` or `pages_deep`)
-through the safe fetch, reads each in the limited child process, and stores what it read as
-a snapshot; the question's attached files are read from their snapshots. Each page then
-gets its passages selected (`sources/passages.py`) and all pages share one evidence pool
-(`sources/pool.py`). The pages become the run's web sources, numbered after the archive's
-by the select stage, and judged by the same coverage, checks, auditor and gate.
+**read** fetches the proposed pages (at most `WebLimits.pages_quick` or `pages_deep`,
+three at a time) through the safe fetch, reads each in the limited child process, and
+stores what it read as a snapshot; the question's attached files are read from their
+snapshots. Each page then gets its passages selected (`sources/passages.py`) and all pages
+share one evidence pool (`sources/pool.py`). The pages become the run's web sources,
+numbered after the archive's by the select stage, and judged by the same coverage, checks,
+auditor and gate.
 
 A refused or failed search or fetch is recorded with its one-sentence reason and never
 stops the run. Every search and fetch is an external effect recorded under an idempotency
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
 ReadPage = Callable[[bytes, str, str, str], Document]
 Similarity = Callable[[str, Sequence[str]], list[float]]
 COUNTER_WORDS = "criticism OR disputed"
+FETCHES_AT_ONCE = 3
 
 
 @dataclass(frozen=True)
@@ -374,8 +377,13 @@ def read_stage(state: RunState, deps: Deps) -> Step:
     reads, fetches = _attached(web, state)
     limits = web.limits
     most = limits.pages_deep if state.mode == "deep" else limits.pages_quick
-    for candidate in (state.web_results or ())[:most]:
-        effect, snap = web.read_url(state.run_id, candidate.url)
+    chosen = list((state.web_results or ())[:most])
+    # Pages are fetched and read a few at a time (a fetch mostly waits on the network, a
+    # read on its child process); each is its own recorded effect, so the order they finish
+    # in changes nothing, and the results are taken in the candidates' order.
+    with ThreadPoolExecutor(max_workers=max(1, min(FETCHES_AT_ONCE, len(chosen)))) as workers:
+        done = list(workers.map(lambda c: web.read_url(state.run_id, c.url), chosen))
+    for candidate, (effect, snap) in zip(chosen, done, strict=True):
         fetches.append(_fetch_record(candidate, effect))
         if effect.outcome == "done" and snap is not None and snap.document is not None:
             reads.append(_Read(snap.document, snap, candidate.query))

@@ -5,6 +5,8 @@ sources of that run alone, a file that cannot be read refuses the question with 
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from web_security_helpers import OWN, error_message
 
 from evidence_desk.desk import Desk
 from evidence_desk.server.security import MAX_UPLOAD_BODY
+from evidence_desk.settings import Settings
 from evidence_desk.testing.archives import QUESTION
 
 SAME_ORIGIN = {"origin": OWN, "sec-fetch-site": "same-origin"}
@@ -98,3 +101,54 @@ def test_the_ask_form_has_the_upload_control_and_says_where_files_go(me: WebUser
     page = me.client.get("/").text
     assert 'enctype="multipart/form-data"' in page and 'type="file"' in page
     assert "Attached files are read on this machine and sent nowhere." in page
+
+
+def test_a_web_run_shows_its_diversity_and_the_pages_it_did_not_read(
+    web_archive: Path, tmp_path: Path
+) -> None:
+    """With a search provider, the answer names the publishers and domains it drew on (with
+    the caveat), lists each page it did not read with the reason, escaped, never as a link;
+    and the setup line says what leaves the machine."""
+    from evidence_desk.server.app import create_app
+    from evidence_desk.testing.embedder import HashingEmbedder
+    from evidence_desk.testing.fixturesearch import FixturePage, searxng_body, searxng_result
+    from evidence_desk.testing.fixtureweb import Reply, article, fixture_web, redirect
+
+    home = tmp_path / "home"
+    shutil.copytree(web_archive, home)
+    with fixture_web() as web:
+        web.routes["/a"] = article(
+            "Roosevelt's four freedoms",
+            ["Franklin D. Roosevelt spoke of freedom of speech and expression in 1941."],
+            date="1941-01-07",
+        )
+        web.routes["/%3Cb%3Ex%3C/b%3E"] = redirect("http://169.254.169.254/")
+        pages = [FixturePage(web.url("/a"), "A"), FixturePage(web.url("/<b>x</b>"), "B")]
+        body = searxng_body("q", [searxng_result(p, i, "f") for i, p in enumerate(pages, 1)])
+        web.routes["/search"] = Reply(
+            200, {"Content-Type": "application/json"}, json.dumps(body).encode()
+        )
+        settings = Settings(
+            home=home,
+            cache_dir=None,
+            embed_workers=1,
+            search_provider=f"searxng:{web.url('')}",
+            fetch_allow_loopback=True,
+            fetch_ports=(web.port,),
+        )
+        desk = Desk(settings, embedder=HashingEmbedder())
+        app = create_app(desk)
+        with TestClient(app):
+            me = WebUser(app)
+            assert "only web searches and page fetches leave this machine" in me.get("/").text
+            run_id = me.ask(QUESTION)
+            me.wait(run_id)
+            page = me.get(f"/runs/{run_id}").text
+            receipt = json.loads(me.get(f"/runs/{run_id}/receipts/{run_id}").text)
+    assert "not independent corroboration" in page
+    assert receipt["web"]["fetches"], receipt["web"]
+    assert "1 page not read" in page and "link-local" in page, receipt["web"]["fetches"]
+    # The URL the search proposed is hostile text: shown escaped, never as a link.
+    refused = next(f["url"] for f in receipt["web"]["fetches"] if f["outcome"] != "read")
+    assert refused.endswith("/<b>x</b>") and "<b>x</b>" not in page
+    assert "/&lt;b&gt;x&lt;/b&gt;</code>" in page and 'href="http://127.0.0.1' not in page

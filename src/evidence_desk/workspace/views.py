@@ -101,6 +101,8 @@ class AnswerView:
     receipts: tuple[str, ...] = ()
     coverage_note: str | None = None
     stages: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    diversity: str | None = None  # the web sources' publishers and domains, with the caveat
+    not_read: tuple[tuple[str, str], ...] = ()  # (URL, reason) of each page a run did not read
 
     @property
     def outside(self) -> bool:
@@ -198,6 +200,12 @@ def answer_view(
         receipts=(receipt["run_id"], *(r["run_id"] for r in later)),
         coverage_note=coverage_note,
         stages=tuple(receipt.get("stages", [])),
+        diversity=(receipt.get("web") or {}).get("diversity") or None,
+        not_read=tuple(
+            (str(f.get("url", "")), str(f.get("reason") or ""))
+            for f in (receipt.get("web") or {}).get("fetches", [])
+            if f.get("outcome") != "read"
+        ),
     )
 
 

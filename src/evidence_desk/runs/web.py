@@ -6,7 +6,7 @@ when there is none, at counter-evidence. The queries are the plan's own, so they
 reader's setting and terms; the code, not a model, adds the third one's words.
 
 **read** fetches the proposed pages (at most `WebLimits.pages_quick` or `pages_deep`,
-three at a time) through the safe fetch, reads each in the limited child process, and
+one after another) through the safe fetch, reads each in the limited child process, and
 stores what it read as a snapshot; the question's attached files are read from their
 snapshots. Each page then gets its passages selected (`sources/passages.py`) and all pages
 share one evidence pool (`sources/pool.py`). The pages become the run's web sources,
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +59,6 @@ if TYPE_CHECKING:
 ReadPage = Callable[[bytes, str, str, str], Document]
 Similarity = Callable[[str, Sequence[str]], list[float]]
 COUNTER_WORDS = "criticism OR disputed"
-FETCHES_AT_ONCE = 3
 
 
 @dataclass(frozen=True)
@@ -377,13 +375,11 @@ def read_stage(state: RunState, deps: Deps) -> Step:
     reads, fetches = _attached(web, state)
     limits = web.limits
     most = limits.pages_deep if state.mode == "deep" else limits.pages_quick
-    chosen = list((state.web_results or ())[:most])
-    # Pages are fetched and read a few at a time (a fetch mostly waits on the network, a
-    # read on its child process); each is its own recorded effect, so the order they finish
-    # in changes nothing, and the results are taken in the candidates' order.
-    with ThreadPoolExecutor(max_workers=max(1, min(FETCHES_AT_ONCE, len(chosen)))) as workers:
-        done = list(workers.map(lambda c: web.read_url(state.run_id, c.url), chosen))
-    for candidate, (effect, snap) in zip(chosen, done, strict=True):
+    # One page at a time: each fetch is recorded before the next one starts, so a run killed
+    # between two fetches has no fetch in flight, and its resume fetches no page twice
+    # (fetching several at once was faster and lost that: the in-flight ones went again).
+    for candidate in (state.web_results or ())[:most]:
+        effect, snap = web.read_url(state.run_id, candidate.url)
         fetches.append(_fetch_record(candidate, effect))
         if effect.outcome == "done" and snap is not None and snap.document is not None:
             reads.append(_Read(snap.document, snap, candidate.query))

@@ -383,7 +383,10 @@ def read_stage(state: RunState, deps: Deps) -> Step:
         fetches.append(_fetch_record(candidate, effect))
         if effect.outcome == "done" and snap is not None and snap.document is not None:
             reads.append(_Read(snap.document, snap, candidate.query))
-    reads = list({r.document.doc_id: r for r in reversed(reads)}.values())[::-1]
+    unique: dict[str, _Read] = {}
+    for read in reads:  # a page proposed twice (or attached and found) is one source
+        unique.setdefault(read.document.doc_id, read)
+    reads = list(unique.values())
     plan_queries = tuple(state.plan.queries) if state.plan else ()
     terms = [state.question, *plan_queries]
     scorer, window_scorer = default_scorers(web.embedder)

@@ -4,4 +4,9 @@
 OpenAI Responses and Anthropic Messages protocols with scripted replies; the provider tests
 and the token-economy benchmark point the official SDKs at it, and an operator can use it to
 try a configuration without a key.
+
+`fixtureweb.FixtureWeb` is a small web on 127.0.0.1 (pages, redirects, hostile answers,
+TLS with a throwaway certificate authority) that counts every connection it accepts, and
+`PublicNetwork` makes it look like public hosts to the fetch guard; `fixturesearch` answers
+web searches in SearXNG's JSON and in OpenAI's Responses API with the web search tool.
 """

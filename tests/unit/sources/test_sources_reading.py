@@ -9,13 +9,8 @@ asserts the sentence that says so.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from io import BytesIO
 
 import pytest
-from pypdf import PdfWriter
-from pypdf.constants import PageLabelStyle
-from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from evidence_desk.errors import DeskError
 from evidence_desk.sources import reading
@@ -25,6 +20,7 @@ from evidence_desk.sources.reading import (
     parse_content_type,
     read_page,
 )
+from evidence_desk.testing.pdfs import pdf_bytes
 from evidence_desk.types import Document
 
 URL = "https://news.example/2021/03/council-budget.html"
@@ -63,46 +59,7 @@ def _refusal(body: bytes, content_type: str, **kwargs: object) -> str:
     return sentence
 
 
-def _pdf(
-    pages: Sequence[str],
-    *,
-    title: str | None = None,
-    author: str | None = None,
-    roman_front_pages: int = 0,
-) -> bytes:
-    """A PDF whose pages carry `pages` as real text (Helvetica, one line per line)."""
-    writer = PdfWriter()
-    font = writer._add_object(
-        DictionaryObject(
-            {
-                NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject("/Helvetica"),
-            }
-        )
-    )
-    resources = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
-    for text in pages:
-        page = writer.add_blank_page(612, 792)
-        ops = [b"BT /F1 11 Tf 72 720 Td 14 TL"]
-        ops += [b"(" + line.encode("latin-1") + b") Tj T*" for line in text.split("\n")]
-        ops.append(b"ET")
-        stream = DecodedStreamObject()
-        stream.set_data(b"\n".join(ops))
-        page[NameObject("/Contents")] = writer._add_object(stream)
-        page[NameObject("/Resources")] = resources
-    info = {"/CreationDate": "D:20200102030405Z"}
-    if title:
-        info["/Title"] = title
-    if author:
-        info["/Author"] = author
-    writer.add_metadata(info)
-    if roman_front_pages:
-        writer.set_page_label(0, roman_front_pages - 1, PageLabelStyle.LOWERCASE_ROMAN)
-        writer.set_page_label(roman_front_pages, len(pages) - 1, PageLabelStyle.DECIMAL, start=1)
-    out = BytesIO()
-    writer.write(out)
-    return out.getvalue()
+_pdf = pdf_bytes
 
 
 def _circular_xref_pdf() -> bytes:

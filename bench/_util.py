@@ -213,6 +213,8 @@ class DiskCachedEmbedder:
     def __init__(self, inner: Embedder, path: Path) -> None:
         self.model_id = inner.model_id
         self.dim = inner.dim
+        self.name: str = getattr(inner, "name", inner.model_id)
+        self.tag: str = str(getattr(inner, "tag", ""))
         self._inner = inner
         self._path = path
         self._vectors: dict[str, np.ndarray] = {}

@@ -54,6 +54,8 @@ from evidence_desk.agents.offline.calibration import (
 )
 from evidence_desk.agents.offline.evidence import collapse, quotable
 from evidence_desk.retrieval.embedder import MiniLMEmbedder
+from evidence_desk.retrieval.embedders import make_embedder
+from evidence_desk.settings import Settings
 from evidence_desk.types import ScoredPassage, Source, Verdict
 
 WICE = SHARED_DATA / "wice" / "data" / "entailment_retrieval" / "claim"
@@ -279,13 +281,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0.95,
         help="floor on the dev precision of 'supported' while calibrating (precision first)",
     )
+    parser.add_argument(
+        "--embedder",
+        choices=("torch", "onnx-fp32", "onnx-int8"),
+        default="torch",
+        help="the auditor's embedder (the desk's judge is onnx-fp32 beside an int8 archive)",
+    )
     args = parser.parse_args(argv)
     if not WICE.exists():
         print(f"WiCE is not at {WICE}; set EVIDENCE_DESK_SHARED_DATA to the shared data folder.")
         return 2
     dev, test = load_split("dev"), load_split("test")
-    inner = MiniLMEmbedder()
-    embedder = DiskCachedEmbedder(inner, BENCH_CACHE / f"wice-minilm-{inner.precision}.npz")
+    inner: Any = MiniLMEmbedder()
+    cache_name = f"wice-minilm-{inner.precision}.npz"
+    if args.embedder != "torch":
+        inner = make_embedder(args.embedder, Settings())
+        cache_name = f"wice-minilm-{inner.tag.replace('|', '-')}.npz"
+    embedder = DiskCachedEmbedder(inner, BENCH_CACHE / cache_name)
     thresholds = load_thresholds()
     if args.calibrate:
         dev_features = _features_by_sentences(embedder, dev, "dev")
@@ -298,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "calibrated_on": "WiCE claim-level dev split (349 claims): best 3-class macro-F1 "
         f"with 'supported' precision >= {args.min_precision}",
         "date": datetime.now(UTC).date().isoformat(),
-        "embedder": f"{inner.model_id} ({inner.precision})",
+        "embedder": f"{inner.model_id} ({inner.name}, {inner.precision})",
         "dev": {**metrics(dev_gold, dev_pred), "majority": majority(dev_gold, dev_gold)},
         "test": {**metrics(test_gold, test_pred), "majority": majority(dev_gold, test_gold)},
     }

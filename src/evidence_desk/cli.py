@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from .desk import AskResult, Desk, EngineProbe
+from .deskembed import Estimate
 from .errors import DeskError
 from .runs.records import DISPLAY_STATES
 from .runs.state import RunState
@@ -67,6 +68,11 @@ def main(ctx: click.Context, data_dir: Path | None) -> None:
 # --------------------------------------------------------------------------- ingest
 
 
+def _print_estimate(estimate: Estimate | None) -> None:
+    if estimate is not None:
+        err.print(escape(estimate.sentence()))
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--sample", type=str, help="Ingest a bundled sample archive (`sotu`).")
@@ -81,6 +87,8 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], sample: str | None) -> N
     for p in paths:
         if not p.exists():
             _fail(f"{p} does not exist.")
+    if sample:
+        _print_estimate(desk.ingest_estimate(sample))
     with IngestProgressBar(err) as bar:
         summary = (
             desk.ingest_sample(sample, progress=bar.update)
@@ -615,6 +623,41 @@ def _print_probe(p: EngineProbe) -> None:
 
 
 @main.command()
+@click.option("--yes", is_flag=True, help="Do not ask before a long re-embed.")
+@click.pass_context
+def reembed(ctx: click.Context, yes: bool) -> None:
+    """Re-embed every passage with the embedder the settings name (EVIDENCE_DESK_EMBEDDER).
+
+    All new vectors are stored in one transaction with the new embedder's record; stopped or
+    failed, the archive keeps all of its old vectors and its old embedder.
+    """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    desk = _desk(ctx)
+    if not desk.settings.db_path.exists() or desk.store.count_passages() == 0:
+        _fail("The archive has no passages to re-embed.")
+    estimate = desk.reembed_estimate()
+    _print_estimate(estimate)
+    if estimate is not None and not yes and sys.stdin.isatty():
+        click.confirm("Re-embed now?", abort=True, err=True)
+    with Progress(
+        TextColumn("{task.description:>10}"),
+        BarColumn(),
+        TextColumn("{task.completed:>9,}/{task.total:<9,}"),
+        TimeRemainingColumn(),
+        console=err,
+        disable=not err.is_terminal,
+    ) as bar:
+        task = bar.add_task("embedded", total=None)
+        summary = desk.reembed(lambda n, total: bar.update(task, completed=n, total=total))
+    out.print(
+        f"Re-embedded {summary.passages:,} passages ({summary.before} -> {summary.after}): "
+        f"{summary.texts_embedded:,} texts embedded, {summary.texts_cached:,} from the cache, "
+        f"in {summary.seconds:.0f} s."
+    )
+
+
+@main.command()
 @click.pass_context
 def status(ctx: click.Context) -> None:
     """Show what the archive holds and where it lives."""
@@ -651,6 +694,7 @@ def serve(ctx: click.Context, host: str, port: int, sample: str | None, log_leve
     desk = _desk(ctx)
     if sample and (not desk.settings.db_path.exists() or desk.store.count_documents() == 0):
         err.print(f"The archive in {desk.settings.home} is empty: ingesting the {sample} sample.")
+        _print_estimate(desk.ingest_estimate(sample))
         with IngestProgressBar(err) as bar:
             desk.ingest_sample(sample, progress=bar.update)
     desk.warm()  # a missing archive fails here, in one sentence, before anything listens

@@ -29,6 +29,7 @@ from .archive.results import LoadResult
 from .archive.sample import SampleError, load_sample
 from .clock import Clock, system_clock
 from .deskarchive import DeskArchive
+from .deskembed import DeskEmbedding, Estimate, ReembedSummary
 from .deskweb import DeskWeb, FetchReport
 from .drafts import DraftFileError, DraftInput, check_drafts, read_drafts
 from .errors import DeskError
@@ -41,7 +42,8 @@ from .evaluation.questions import (
 )
 from .evaluation.runner import evaluate
 from .receiptcheck import ChainOutcome, ReceiptChecker, VerifyOutcome
-from .retrieval.embedder import Embedder, MiniLMEmbedder
+from .retrieval.embedder import Embedder
+from .retrieval.parallel import ParallelEmbedder
 from .runs.loop import OnEvent, StoredExecutor, is_dead, quiet
 from .runs.pipeline import Pipeline, PipelineConfig
 from .runs.publish import Publisher
@@ -101,14 +103,25 @@ class Desk:
         return ArchiveStore(self.settings.db_path)  # StoreError, SchemaError: a DeskError
 
     @cached_property
-    def embedder(self) -> Embedder:
-        """The in-process model for queries and the offline engine.
+    def embedding(self) -> DeskEmbedding:
+        """Which embedder this archive uses, ingest's workers, estimates, `reembed`."""
+        return DeskEmbedding(self.settings, self.store)
 
-        One torch thread: a query is a few dozen tokens, and with two threads each call
+    @cached_property
+    def embedder(self) -> Embedder:
+        """The archive's own embedder, in process, for its queries (`deskembed.py`).
+
+        One thread: a query is a few dozen tokens, and with two threads each call
         measured up to ~0.5 s at p95 whenever another process held a core.
         """
-        s = self.settings
-        return MiniLMEmbedder(precision=s.embed_precision, batch_size=s.embed_batch_size, threads=1)
+        return self.embedding.query
+
+    @cached_property
+    def judge_embedder(self) -> Embedder:
+        """What the offline answerer and auditor and web-page scoring embed with: fp32."""
+        if self._given_embedder is not None:
+            return self._given_embedder
+        return self.embedding.judge
 
     @cached_property
     def archive(self) -> DeskArchive:
@@ -125,7 +138,7 @@ class Desk:
     def agents(self) -> Agents:
         """The planner, answerer and auditor on the engines the settings name."""
         try:
-            return resolve_agents(self.settings, self.embedder)
+            return resolve_agents(self.settings, self.judge_embedder)
         except ValueError as exc:
             raise DeskError(str(exc)) from exc
 
@@ -157,7 +170,7 @@ class Desk:
     @cached_property
     def web(self) -> DeskWeb:
         """Web search, safe fetch, reading, attachments and snapshots (`deskweb.py`)."""
-        return DeskWeb(self.settings, self.store, self.embedder, self.clock)
+        return DeskWeb(self.settings, self.store, self.judge_embedder, self.clock)
 
     def fetch_page(self, url: str, question: str | None = None) -> FetchReport:
         """One URL through the runs' own safe fetch and reader; nothing is stored."""
@@ -186,17 +199,40 @@ class Desk:
             raise DeskError(str(exc)) from exc
         return self._ingest(results, progress)
 
+    def ingest_estimate(self, name: str) -> Estimate | None:
+        """How long ingesting the bundled sample `name` would embed for (None: short)."""
+        try:
+            results = list(load_sample(name))
+        except SampleError as exc:
+            raise DeskError(str(exc)) from exc
+        bulk = self.embedding.bulk_name()
+        return self.embedding.estimate(list(self.embedding.to_embed(results, bulk).values()), bulk)
+
+    def reembed(self, progress: Callable[[int, int], None] | None = None) -> ReembedSummary:
+        """Re-embeds every passage with the settings' embedder (`auto`: the default one)."""
+        summary = self.embedding.reembed(self.embedding.target(), progress)
+        for name in ("embedder", "judge_embedder", "archive", "agents", "pipeline", "web"):
+            self.__dict__.pop(name, None)
+        self.archive.refresh()
+        return summary
+
+    def reembed_estimate(self) -> Estimate | None:
+        _, texts = self.store.passage_texts()
+        return self.embedding.estimate(list(texts.values()), self.embedding.target())
+
     def _ingest(
         self, results: Any, progress: Callable[[IngestProgress], None] | None
     ) -> IngestSummary:
-        from .retrieval.parallel import ParallelEmbedder
-
         loaded: Sequence[LoadResult] = results
         s = self.settings
         cache = EmbeddingCache(s.cache_dir) if s.cache_dir else None
         # A desk given its embedder embeds its archive with it too (vectors must agree).
         given = self._given_embedder
-        bulk: Embedder = given or ParallelEmbedder.from_settings(s)
+        name = self.embedding.bulk_name()
+        if given is None:
+            self.embedding.check_ingest(name)
+        bulk: Embedder = given or self.embedding.bulk(name)
+        started = time.perf_counter()
         try:
             summary = ingest(
                 loaded,
@@ -212,6 +248,10 @@ class Desk:
         finally:
             if isinstance(bulk, ParallelEmbedder):
                 bulk.close()
+        if given is None:
+            self.embedding.record_rate(
+                name, summary.passages_embedded, time.perf_counter() - started
+            )
         self.archive.refresh()
         return summary
 
@@ -534,6 +574,7 @@ class Desk:
         info["documents"] = self.store.count_documents()
         info["passages"] = self.store.count_passages()
         info["generation"] = self.store.generation()
+        info["embedder"] = self.embedding.summary()
         index = self.archive.index_if_current()
         info["index"] = f"generation {index.generation}" if index else "stale (rebuilt on next ask)"
         info["receipts"] = sum(1 for _ in self.store.iter_receipts())

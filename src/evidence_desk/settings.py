@@ -187,11 +187,29 @@ class Settings(BaseSettings):
         return own.strip() or self.model
 
     # --- embedding
+    embedder: Literal["auto", "torch", "onnx-fp32", "onnx-int8"] = Field(
+        "auto",
+        description=(
+            "What embeds the archive's passages and its queries: `onnx-int8` (all-MiniLM-L6-v2 "
+            "exported to ONNX on this machine, int8 weights), `onnx-fp32` (the same export "
+            "in fp32), or `torch` (the PyTorch reference). `auto` keeps the archive's own "
+            "embedder, and gives a new archive `torch`. An archive records its embedder; "
+            "naming another one here takes effect through `evidence-desk reembed`."
+        ),
+    )
+    embed_worker_timeout: float = Field(
+        120.0,
+        gt=0,
+        description=(
+            "Seconds an ingest waits for an embedding worker's batch before it counts the "
+            "worker as hung, restarts the workers and redoes the batch."
+        ),
+    )
     embed_precision: Literal["auto", "fp32", "bf16"] = Field(
         "auto",
         description=(
-            "`auto` uses bfloat16 when the CPU has native bf16 (AVX512-BF16/AMX), else fp32. "
-            "bf16 embeddings agree with fp32 to cosine >= 0.9999."
+            "For the `torch` embedder: `auto` uses bfloat16 when the CPU has native bf16 "
+            "(AVX512-BF16/AMX), else fp32. bf16 embeddings agree with fp32 to cosine >= 0.9999."
         ),
     )
     embed_workers: int = Field(

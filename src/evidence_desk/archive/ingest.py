@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import DeskError
 from ..retrieval.embedder import Embedder, Vectors
+from ..retrieval.embedders import EmbedderMismatch, check_embedder, vector_tag
 from ..store.embedding_cache import EmbeddingCache
 from ..store.sqlite import ArchiveStore
 from ..types import Document, Passage
@@ -41,7 +42,6 @@ from .hashing import sha256_text
 from .results import Loaded, LoadResult, Skipped
 
 GROUP_SIZE = 2000
-MODEL_KEY = "embedding_model"
 
 ProgressEvent = Literal["loaded", "skipped", "embedded", "stored"]
 
@@ -120,7 +120,7 @@ class _Ingest:
         self.on_progress = on_progress
         self.target_words, self.max_words, self.group_size = sizes
         self.chunking = chunking_key(self.target_words, self.max_words)
-        self.precision = str(getattr(embedder, "precision", "fp32"))
+        self.tag = vector_tag(embedder)
         self.summary = IngestSummary()
         self.seen: set[str] = set()
         self.jobs: list[_Job] = []
@@ -176,7 +176,7 @@ class _Ingest:
         self.known.update(self.store.vectors_for_text_hashes(fresh))
         missing = [h for h in fresh if h not in self.known]
         if self.cache is not None and missing:
-            cached = self.cache.get_many(self.embedder.model_id, self.precision, missing)
+            cached = self.cache.get_many(self.embedder.model_id, self.tag, missing)
             self.known.update({h: v for h, v in cached.items() if v.shape == (self.embedder.dim,)})
         to_embed = {
             h: p.text
@@ -228,19 +228,7 @@ class _Ingest:
         self.summary.passages_embedded += len(texts)
         self.pending.clear()
         if self.cache is not None:
-            self.cache.put_many(self.embedder.model_id, self.precision, new)
-
-
-def _check_model(store: ArchiveStore, embedder: Embedder) -> None:
-    """Vectors of different models cannot share an index: refuse to mix them."""
-    recorded = store.get_meta(MODEL_KEY)
-    if recorded is None:
-        store.set_meta(MODEL_KEY, embedder.model_id)
-    elif recorded != embedder.model_id:
-        raise IngestError(
-            f"This archive was embedded with {recorded}, not {embedder.model_id}; "
-            "ingest with the same model or use a new data directory."
-        )
+            self.cache.put_many(self.embedder.model_id, self.tag, new)
 
 
 def ingest(
@@ -258,7 +246,10 @@ def ingest(
     docstring) and what was skipped."""
     if not 1 <= target_words <= max_words:
         raise ValueError("Passage sizes need 1 <= target_words <= max_words.")
-    _check_model(store, embedder)
+    try:
+        check_embedder(store, embedder)
+    except EmbedderMismatch as exc:
+        raise IngestError(str(exc)) from exc
     run = _Ingest(store, embedder, cache, on_progress, (target_words, max_words, group_size))
     for result in results:
         run.take(result)

@@ -11,6 +11,10 @@ normalisation), written out here so that the precision and batching are ours to 
 * `tokenize` and `embed_token_ids` split the work so that bulk embedding (`parallel.py`)
   tokenizes once in the parent and ships token ids to its worker processes.
 
+`TokenEmbedder` holds all of that; `MiniLMEmbedder` runs the network in PyTorch (the
+reference path) and `onnxembed.OnnxEmbedder` in onnxruntime. `embedders.py` chooses one by
+name and keeps it the same for an archive's passages and its queries.
+
 Attention runs through PyTorch's SDPA kernel: the eager implementation measured slower
 here (its bf16 softmax and mask additions cost more than the fused kernel saves).
 """
@@ -35,7 +39,12 @@ TOKENIZE_SLICE = 1024
 
 
 class Embedder(Protocol):
-    """Maps texts to L2-normalised float32 vectors; cosine similarity is a dot product."""
+    """Maps texts to L2-normalised float32 vectors; cosine similarity is a dot product.
+
+    Embedders may also carry `name` (what an archive records: `torch`, `onnx-int8`, ...)
+    and `tag` (what tells their vectors apart in the embedding cache); `embedders.py`
+    reads both, with the model id standing in where they are absent.
+    """
 
     model_id: str
     dim: int
@@ -70,23 +79,29 @@ def model_path() -> str:
     return str(get_model_path())
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 on the CPU, in this process."""
+class TokenEmbedder:
+    """all-MiniLM-L6-v2's tokenizer, length-sorted batching and pooling; `_encode` is the model.
+
+    Subclasses run the same network on one back-end (PyTorch here, onnxruntime in
+    `onnxembed.py`) and name themselves: `name` is what an archive records and its queries
+    must use (`embedders.py`); `tag` tells apart vectors that differ (precision, build
+    recipe) and keys the embedding cache.
+    """
 
     model_id = MODEL_ID
     dim = DIM
+    name = ""
 
-    def __init__(
-        self,
-        precision: Literal["auto", "fp32", "bf16"] = "auto",
-        batch_size: int = 32,
-        threads: int | None = None,
-        interop_threads: int | None = None,
-    ) -> None:
-        self._precision = precision
+    def __init__(self, batch_size: int = 32) -> None:
         self._batch_size = batch_size
-        self._threads = threads
-        self._interop_threads = interop_threads
+
+    @property
+    def precision(self) -> str:
+        raise NotImplementedError(f"{type(self).__name__} does not name its precision")
+
+    @property
+    def tag(self) -> str:
+        raise NotImplementedError(f"{type(self).__name__} does not tag its vectors")
 
     @cached_property
     def _tokenizer(self) -> Any:
@@ -96,34 +111,6 @@ class MiniLMEmbedder:
         tok.enable_truncation(MAX_TOKENS)
         tok.no_padding()
         return tok
-
-    @cached_property
-    def _model(self) -> Any:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        import torch
-        from transformers import AutoModel
-        from transformers.utils import logging as hf_logging
-
-        quiet: Any = hf_logging
-        quiet.set_verbosity_error()
-        quiet.disable_progress_bar()
-        if self._threads:
-            torch.set_num_threads(self._threads)
-        if self._interop_threads:
-            # Only possible before the first inter-op parallel work of this process.
-            with contextlib.suppress(RuntimeError):
-                torch.set_num_interop_threads(self._interop_threads)
-        model = AutoModel.from_pretrained(model_path(), attn_implementation="sdpa").eval()
-        if self.precision == "bf16":
-            model = model.to(torch.bfloat16)
-        return model
-
-    @cached_property
-    def precision(self) -> Literal["fp32", "bf16"]:
-        if self._precision == "auto":
-            return "bf16" if bf16_native() else "fp32"
-        return self._precision
 
     def tokenize(self, texts: Sequence[str]) -> list[npt.NDArray[np.int32]]:
         """Token ids per text, truncated to the model's window (no model load needed).
@@ -160,18 +147,86 @@ class MiniLMEmbedder:
         return vec
 
     def _encode(self, id_lists: Sequence[TokenIds]) -> Vectors:
+        raise NotImplementedError(f"{type(self).__name__} has no model")
+
+
+def padded(id_lists: Sequence[TokenIds]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Token ids right-padded with 0 into one (batch, width) array, and its attention mask."""
+    width = max(max(len(ids) for ids in id_lists), 1)
+    ids = np.zeros((len(id_lists), width), dtype=np.int64)
+    mask = np.zeros((len(id_lists), width), dtype=np.int64)
+    for row, seq in enumerate(id_lists):
+        ids[row, : len(seq)] = seq
+        mask[row, : len(seq)] = 1
+    return ids, mask
+
+
+def mean_pooled(hidden: npt.NDArray[np.float32], mask: npt.NDArray[np.int64]) -> Vectors:
+    """sentence-transformers' pooling for this model: mean over real tokens, then L2 norm."""
+    m = mask[..., None].astype(np.float32)
+    pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1.0)
+    norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    result: Vectors = (pooled / norms).astype(np.float32, copy=False)
+    return result
+
+
+class MiniLMEmbedder(TokenEmbedder):
+    """all-MiniLM-L6-v2 on the CPU through PyTorch, in this process: the reference path."""
+
+    name = "torch"
+
+    def __init__(
+        self,
+        precision: Literal["auto", "fp32", "bf16"] = "auto",
+        batch_size: int = 32,
+        threads: int | None = None,
+        interop_threads: int | None = None,
+    ) -> None:
+        super().__init__(batch_size)
+        self._precision = precision
+        self._threads = threads
+        self._interop_threads = interop_threads
+
+    @cached_property
+    def _model(self) -> Any:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from transformers import AutoModel
+        from transformers.utils import logging as hf_logging
+
+        quiet: Any = hf_logging
+        quiet.set_verbosity_error()
+        quiet.disable_progress_bar()
+        if self._threads:
+            torch.set_num_threads(self._threads)
+        if self._interop_threads:
+            # Only possible before the first inter-op parallel work of this process.
+            with contextlib.suppress(RuntimeError):
+                torch.set_num_interop_threads(self._interop_threads)
+        model = AutoModel.from_pretrained(model_path(), attn_implementation="sdpa").eval()
+        if self.precision == "bf16":
+            model = model.to(torch.bfloat16)
+        return model
+
+    @cached_property
+    def precision(self) -> Literal["fp32", "bf16"]:
+        if self._precision == "auto":
+            return "bf16" if bf16_native() else "fp32"
+        return self._precision
+
+    @property
+    def tag(self) -> str:
+        """The precision alone: the embedding cache's key since before other back-ends."""
+        return self.precision
+
+    def _encode(self, id_lists: Sequence[TokenIds]) -> Vectors:
         import torch
 
-        width = max(max(len(ids) for ids in id_lists), 1)
-        ids = torch.zeros((len(id_lists), width), dtype=torch.long)
-        mask = torch.zeros((len(id_lists), width), dtype=torch.long)
-        for row, seq in enumerate(id_lists):
-            ids[row, : len(seq)] = torch.as_tensor(np.asarray(seq, dtype=np.int64))
-            mask[row, : len(seq)] = 1
+        ids, mask = padded(id_lists)
         with torch.inference_mode():
-            hidden = self._model(input_ids=ids, attention_mask=mask).last_hidden_state.float()
-            m = mask.unsqueeze(-1).float()
-            pooled = (hidden * m).sum(dim=1) / m.sum(dim=1).clamp(min=1.0)
-            pooled = torch.nn.functional.normalize(pooled, dim=-1)
-        result: Vectors = pooled.numpy().astype(np.float32, copy=False)
-        return result
+            out = self._model(
+                input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(mask)
+            )
+            hidden = out.last_hidden_state.float().numpy()
+        return mean_pooled(hidden, mask)

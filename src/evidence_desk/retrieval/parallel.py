@@ -3,7 +3,8 @@
 Ingest embeds every passage of an archive once; on a small CPU that is the slowest step of
 ingest by far, so it gets its own engine. `ParallelEmbedder` keeps the `Embedder` protocol
 and splits the work across N spawned worker processes, each holding one copy of the model
-and running torch with one intra-op thread:
+(any `TokenEmbedder`: the worker builds it from a picklable factory) and running it with
+one intra-op thread:
 
 * the parent tokenizes everything first (the Rust tokenizer is fast), sorts by token count
   and cuts the sorted order into chunks of a few model batches, so each batch is padded
@@ -12,8 +13,11 @@ and running torch with one intra-op thread:
   chunk when it is free, so token counts even out and all workers finish within one short
   chunk of each other;
 * progress callbacks fire as chunks come back, in any order; results land in their rows;
-* a worker that dies (killed, out of memory) surfaces as `EmbeddingWorkerError` from the
-  running call, never as a hang, and the pool is torn down; the next call starts a new one.
+* a worker that dies (killed, out of memory) or stops answering — no chunk came back for
+  `worker_timeout` seconds — gets the pool torn down (live workers are terminated) and a
+  new one started; the chunks not yet back are redone, so the result is the same as
+  without the failure. After `max_restarts` restarts within one call the call fails with
+  `EmbeddingWorkerError`: a fault that repeats is not retried for ever.
 
 Few texts (under `min_parallel`) or one worker run in this process: spawning workers and
 loading the model twice costs seconds. Query embedding always stays in this process.
@@ -44,44 +48,58 @@ The in-process model runs torch with one thread (`query_threads`): a single quer
 
 from __future__ import annotations
 
+import functools
 import os
 import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import DeskError
 from ..settings import Settings
-from .embedder import DIM, MODEL_ID, MiniLMEmbedder, Vectors
+from .embedder import DIM, MiniLMEmbedder, TokenEmbedder, Vectors
 
 Precision = Literal["auto", "fp32", "bf16"]
 MAX_AUTO_WORKERS = 4
+WORKER_TIMEOUT = 120.0
+MAX_RESTARTS = 2
+# Makes one worker's (or the parent's) embedder; `threads` is its intra-op thread count.
+# It crosses to spawned workers by pickling: a module-level function or a partial of one.
+EmbedderFactory = Callable[..., TokenEmbedder]
 
 if TYPE_CHECKING:
     _Finalizer = weakref.finalize[[ProcessPoolExecutor, bool], "ParallelEmbedder"]
 # The one embedder of a worker process, made by `_init_worker` before any chunk arrives.
-_worker_embedder: MiniLMEmbedder | None = None
+_worker_embedder: TokenEmbedder | None = None
 
 
 class EmbeddingWorkerError(DeskError, RuntimeError):
-    """An embedding worker process died or failed; the pool has been shut down."""
+    """Embedding workers kept dying or hanging; the pool has been shut down."""
 
 
-def _init_worker(
-    precision: Precision, batch_size: int, threads: int, interop_threads: int | None
-) -> None:
-    global _worker_embedder
-    _worker_embedder = MiniLMEmbedder(
+def torch_embedder(
+    threads: int | None,
+    precision: Precision = "auto",
+    batch_size: int = 16,
+    interop_threads: int | None = None,
+) -> TokenEmbedder:
+    """The PyTorch reference embedder, as a worker factory."""
+    return MiniLMEmbedder(
         precision=precision,
         batch_size=batch_size,
         threads=threads,
         interop_threads=interop_threads,
     )
+
+
+def _init_worker(factory: EmbedderFactory, threads: int) -> None:
+    global _worker_embedder
+    _worker_embedder = factory(threads=threads)
 
 
 def _worker_pid() -> int:
@@ -110,10 +128,7 @@ def plan_chunks(lengths: Sequence[int], chunk_size: int) -> list[npt.NDArray[np.
 
 
 class ParallelEmbedder:
-    """all-MiniLM-L6-v2 across worker processes for bulk work; in-process for queries."""
-
-    model_id = MODEL_ID
-    dim = DIM
+    """One embedder across worker processes for bulk work; in-process for queries."""
 
     def __init__(
         self,
@@ -125,37 +140,63 @@ class ParallelEmbedder:
         batches_per_chunk: int = 4,
         min_parallel: int = 256,
         query_threads: int | None = 1,
+        *,
+        factory: EmbedderFactory | None = None,
+        worker_timeout: float = WORKER_TIMEOUT,
+        max_restarts: int = MAX_RESTARTS,
+        on_restart: Callable[[str], None] | None = None,
     ) -> None:
         self.workers = resolve_workers(workers)
-        self._precision: Precision = precision
-        self._batch_size = batch_size
-        self._threads = threads_per_worker
-        self._interop = interop_threads
-        self._chunk_size = batch_size * batches_per_chunk
-        self._min_parallel = min_parallel
-        # The in-process model serves queries (and small batches) while workers do bulk
-        # work; with one worker it does everything and may use every core.
-        self._local = MiniLMEmbedder(
+        self._factory: EmbedderFactory = factory or functools.partial(
+            torch_embedder,
             precision=precision,
             batch_size=batch_size,
-            threads=query_threads if self.workers > 1 else None,
+            interop_threads=interop_threads,
         )
+        self._threads = threads_per_worker
+        self._chunk_size = batch_size * batches_per_chunk
+        self._min_parallel = min_parallel
+        self._timeout = worker_timeout
+        self._max_restarts = max_restarts
+        self.on_restart = on_restart
+        self.restarts = 0  # over this embedder's life: what an ingest reports
+        # The in-process model serves queries (and small batches) while workers do bulk
+        # work; with one worker it does everything and may use every core.
+        self._local = self._factory(threads=query_threads if self.workers > 1 else None)
+        self.model_id = self._local.model_id
+        self.dim = self._local.dim
+        self.name = self._local.name
         self._pool: ProcessPoolExecutor | None = None
         self._finalizer: _Finalizer | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> ParallelEmbedder:
-        """Built from `embed_workers`, `embed_precision` and `embed_batch_size`."""
+    def from_settings(
+        cls, settings: Settings, factory: EmbedderFactory | None = None, **kwargs: Any
+    ) -> ParallelEmbedder:
+        """Built from `embed_workers`, `embed_precision`, `embed_batch_size` and
+        `embed_worker_timeout`; `factory` names another embedder than the torch one."""
         return cls(
             workers=settings.embed_workers,
             precision=settings.embed_precision,
             batch_size=settings.embed_batch_size,
+            factory=factory,
+            worker_timeout=settings.embed_worker_timeout,
+            **kwargs,
         )
 
     @property
-    def precision(self) -> Literal["fp32", "bf16"]:
+    def precision(self) -> str:
         """The precision the workers run in (`auto` resolved for this CPU)."""
         return self._local.precision
+
+    @property
+    def tag(self) -> str:
+        return self._local.tag
+
+    @property
+    def local(self) -> TokenEmbedder:
+        """The in-process embedder (queries, small jobs, tokenizing for the workers)."""
+        return self._local
 
     # ------------------------------------------------------------------ Embedder protocol
 
@@ -163,32 +204,58 @@ class ParallelEmbedder:
         if self.workers <= 1 or len(texts) < self._min_parallel:
             return self._local.embed(texts, progress)
         ids = self._local.tokenize(texts)
-        chunks = plan_chunks([len(x) for x in ids], self._chunk_size)
+        todo = plan_chunks([len(x) for x in ids], self._chunk_size)
         out = np.zeros((len(texts), DIM), dtype=np.float32)
+        restarts = 0
+        while todo:
+            problem = self._run_chunks(ids, todo, out, progress)
+            if problem is None:
+                break
+            restarts += 1
+            self.restarts += 1
+            if restarts > self._max_restarts:
+                raise EmbeddingWorkerError(
+                    f"Embedding workers failed {restarts} times in a row ({problem}); "
+                    "lower embed_workers or embed_batch_size and ingest again."
+                )
+            if self.on_restart is not None:
+                self.on_restart(problem)
+        return out
+
+    def _run_chunks(
+        self,
+        ids: Sequence[npt.NDArray[np.int32]],
+        todo: list[npt.NDArray[np.intp]],
+        out: Vectors,
+        progress: Callable[[int], None] | None,
+    ) -> str | None:
+        """Runs `todo` through the pool, removing each chunk that comes back.
+
+        None when all came back; else why the pool was torn down (the rest stay in `todo`).
+        """
         pool = self._ensure_pool()
         pending: dict[Future[Vectors], npt.NDArray[np.intp]] = {}
         try:
-            for rows in chunks:
-                payload = [ids[r] for r in rows]
-                pending[pool.submit(_worker_embed, payload)] = rows
+            for rows in todo:
+                pending[pool.submit(_worker_embed, [ids[r] for r in rows])] = rows
             while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                done, _ = wait(pending, timeout=self._timeout, return_when=FIRST_COMPLETED)
+                if not done:
+                    self._abort()
+                    return f"no batch came back for {self._timeout:g} s: a worker hung"
                 for fut in done:
                     rows = pending.pop(fut)
                     out[rows] = fut.result()
+                    _remove(todo, rows)
                     if progress is not None:
                         progress(len(rows))
-        except BaseException as exc:
-            for fut in pending:
-                fut.cancel()
+        except BrokenProcessPool:
             self._abort()
-            if isinstance(exc, BrokenProcessPool):
-                raise EmbeddingWorkerError(
-                    "An embedding worker process stopped unexpectedly (killed or out of "
-                    "memory); lower embed_workers or embed_batch_size and ingest again."
-                ) from exc
+            return "a worker process stopped unexpectedly (killed or out of memory)"
+        except BaseException:
+            self._abort()
             raise
-        return out
+        return None
 
     def embed_query(self, text: str) -> Vectors:
         return self._local.embed_query(text)
@@ -234,7 +301,7 @@ class ParallelEmbedder:
                 max_workers=self.workers,
                 mp_context=get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(self._precision, self._batch_size, self._threads, self._interop),
+                initargs=(self._factory, self._threads),
             )
             self._pool = pool
             self._finalizer = weakref.finalize(self, _shutdown, pool, False)
@@ -260,3 +327,10 @@ def _shutdown(pool: ProcessPoolExecutor, terminate: bool) -> None:
                 proc.terminate()
         for proc in procs:
             proc.join(timeout=5)
+
+
+def _remove(todo: list[npt.NDArray[np.intp]], rows: npt.NDArray[np.intp]) -> None:
+    for i, chunk in enumerate(todo):
+        if chunk is rows:
+            del todo[i]
+            return

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
@@ -52,6 +52,7 @@ from .rows import (
     passage_rows,
     receipt_from_row,
     state_from_row,
+    vector_blob,
 )
 from .runs import RunRecords
 from .snapshots import Snapshots
@@ -358,6 +359,52 @@ class ArchiveStore:
             for digest, blob in db.execute(query, tuple(batch)):
                 found.setdefault(digest, blob_vector(blob))
         return found
+
+    def passage_texts(self) -> tuple[int, dict[str, str]]:
+        """The store's generation and each distinct passage text by its SHA-256, in one
+        snapshot: what re-embedding the archive has to embed."""
+        with self._snapshot() as db:
+            generation = int(db.execute(_GENERATION).fetchone()[0])
+            texts = {
+                digest: text
+                for digest, text in db.execute(
+                    'SELECT p.text_sha256, substr(d.text, p.start + 1, p."end" - p.start) '
+                    "FROM passages p JOIN documents d ON d.doc_id = p.doc_id"
+                )
+            }
+        return generation, texts
+
+    def replace_vectors(
+        self, vectors: Mapping[str, npt.NDArray[Any]], generation: int, meta: Mapping[str, str]
+    ) -> int:
+        """Every passage's vector by its text hash, and `meta` (the embedder that made
+        them), in one transaction; the generation goes up. Refused when the store is no
+        longer at `generation` (a change since the texts were read) or a stored text has
+        no vector here: the archive then keeps its old vectors, all of them. Rows updated."""
+        with self._write() as db:
+            now = int(db.execute(_GENERATION).fetchone()[0])
+            if now != generation:
+                raise StoreError(
+                    "The archive changed while it was being re-embedded; nothing was "
+                    "replaced. Run the command again."
+                )
+            hashes = [row[0] for row in db.execute("SELECT DISTINCT text_sha256 FROM passages")]
+            missing = [h for h in hashes if h not in vectors]
+            if missing:
+                raise StoreError(
+                    f"{len(missing)} passage texts have no new vector; nothing was replaced."
+                )
+            cursor = db.executemany(
+                "UPDATE passages SET vector = ? WHERE text_sha256 = ?",
+                ((vector_blob(vectors[h]), h) for h in hashes),
+            )
+            db.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                list(meta.items()),
+            )
+            self._bump(db)
+            return int(cursor.rowcount)
 
     def passages_by_ids(self, ids: Sequence[str]) -> list[Passage]:
         """Passages in the order of `ids`; ids not in the store are left out."""

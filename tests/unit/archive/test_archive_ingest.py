@@ -154,7 +154,7 @@ def test_another_embedding_model_is_refused(store: ArchiveStore, embedder: Hashi
     ingest([loaded("a", "Some text.")], store, embedder, **SIZES)
     other = HashingEmbedder()
     other.model_id = "test/another-model"
-    with pytest.raises(IngestError, match="embedded with test/hashing-bow, not test/another-model"):
+    with pytest.raises(IngestError, match="made by hashing-bow on hashing, not another-model"):
         ingest([loaded("b", "More text.")], store, other, **SIZES)
     assert store.count_documents() == 1
 

@@ -24,6 +24,8 @@ class CachedEmbedder:
         self.inner = inner
         self.model_id = inner.model_id
         self.dim = inner.dim
+        self.name: str = getattr(inner, "name", inner.model_id)
+        self.tag: str = str(getattr(inner, "tag", ""))
         self._capacity = capacity
         self._vectors: OrderedDict[str, Vectors] = OrderedDict()
         self._lock = threading.Lock()

@@ -198,8 +198,6 @@ class DeskEmbedding:
         if passages < MIN_RATED or seconds <= 0:
             return
         path = self._rates_path()
-        if path is None:
-            return
         rates = self._rates()
         rates[f"{name}/{resolve_workers(self.settings.embed_workers)}"] = round(
             passages / seconds, 2
@@ -292,13 +290,13 @@ class DeskEmbedding:
         d = self.settings.cache_dir
         return EmbeddingCache(d) if d else None
 
-    def _rates_path(self) -> Path | None:
+    def _rates_path(self) -> Path:
         return models_home(self.settings) / RATES_FILE
 
     def _rates(self) -> dict[str, Any]:
         path = self._rates_path()
         try:
-            data = json.loads(path.read_text(encoding="utf-8")) if path else {}
+            data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}

@@ -28,7 +28,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -207,8 +206,3 @@ def _locked(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def remove(cache_dir: Path) -> None:
-    """Deletes this recipe's files (they are rebuilt on next use)."""
-    shutil.rmtree(models_dir(cache_dir), ignore_errors=True)

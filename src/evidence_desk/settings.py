@@ -193,7 +193,7 @@ class Settings(BaseSettings):
             "What embeds the archive's passages and its queries: `onnx-int8` (all-MiniLM-L6-v2 "
             "exported to ONNX on this machine, int8 weights), `onnx-fp32` (the same export "
             "in fp32), or `torch` (the PyTorch reference). `auto` keeps the archive's own "
-            "embedder, and gives a new archive `torch`. An archive records its embedder; "
+            "embedder, and gives a new archive `onnx-int8`. An archive records its embedder; "
             "naming another one here takes effect through `evidence-desk reembed`."
         ),
     )

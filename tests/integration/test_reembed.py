@@ -22,16 +22,17 @@ pytestmark = pytest.mark.torch
 def test_another_embedder_is_refused_until_the_archive_is_reembedded(
     fresh_home, embedding_cache, small_archive_file
 ) -> None:  # type: ignore[no-untyped-def]
-    torch_desk = Desk(Settings(home=fresh_home, cache_dir=embedding_cache, embed_workers=1))
-    rec = recorded(torch_desk.store)
-    assert rec is not None and (rec.name or "torch") == "torch"
-    before = torch_desk.store.export_index_rows().vectors.copy()
-    generation = torch_desk.store.generation()
+    first = Desk(Settings(home=fresh_home, cache_dir=embedding_cache, embed_workers=1))
+    rec = recorded(first.store)
+    assert rec is not None and rec.name == "onnx-int8"  # a new archive's default
+    assert first.embedder.name == "onnx-int8" and first.judge_embedder.name == "onnx-fp32"
+    before = first.store.export_index_rows().vectors.copy()
+    generation = first.store.generation()
 
     desk = Desk(
-        Settings(home=fresh_home, cache_dir=embedding_cache, embed_workers=1, embedder="onnx-int8")
+        Settings(home=fresh_home, cache_dir=embedding_cache, embed_workers=1, embedder="torch")
     )
-    assert desk.embedder.name == "torch"  # queries keep to the archive's vectors
+    assert desk.embedder.name == "onnx-int8"  # queries keep to the archive's vectors
     assert "run `evidence-desk reembed`" in desk.status()["embedder"]
     with pytest.raises(DeskError, match=r"never mixed.*reembed"):
         desk.ingest([small_archive_file])
@@ -39,14 +40,15 @@ def test_another_embedder_is_refused_until_the_archive_is_reembedded(
 
     seen: list[tuple[int, int]] = []
     summary = desk.reembed(lambda n, total: seen.append((n, total)))
-    assert summary.passages == desk.store.count_passages() and summary.after == "onnx-int8"
+    assert summary.passages == desk.store.count_passages() and summary.after == "torch"
+    assert summary.before == "onnx-int8"
     assert seen[-1][0] == seen[-1][1]
     rec = recorded(desk.store)
-    assert rec is not None and rec.name == "onnx-int8" and rec.tag == desk.embedder.tag
+    assert rec is not None and rec.name == "torch"
     after = desk.store.export_index_rows().vectors
     assert not np.allclose(before, after) and float(np.min(np.sum(before * after, axis=1))) > 0.9
     assert desk.store.generation() == generation + 1
-    assert desk.embedder.name == "onnx-int8" and desk.judge_embedder.name == "onnx-fp32"
+    assert desk.embedder.name == "torch" and desk.judge_embedder is desk.embedder
     receipt = desk.run(QUESTION)
     assert receipt.decision.value == "AUTO_CLEARED"  # published from the new vectors
     assert receipt.sources  # the re-embedded archive is searched
@@ -63,7 +65,7 @@ def test_reembed_from_the_command_line(fresh_home, embedding_cache) -> None:  # 
     }
     res = CliRunner().invoke(main, ["--data-dir", str(fresh_home), "reembed", "--yes"], env=env)
     assert res.exit_code == 0, res.output
-    assert "Re-embedded" in res.output and "torch -> onnx-fp32" in res.output
+    assert "Re-embedded" in res.output and "onnx-int8 -> onnx-fp32" in res.output
     res = CliRunner().invoke(main, ["--data-dir", str(fresh_home), "status"], env=env)
     assert "on onnx-fp32 (recipe minilm-l6-v2-onnx-r1)" in res.output
 

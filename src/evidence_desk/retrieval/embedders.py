@@ -34,7 +34,7 @@ from .embedder import Embedder, MiniLMEmbedder, TokenEmbedder
 
 EmbedderName = Literal["torch", "onnx-fp32", "onnx-int8"]
 NAMES: tuple[EmbedderName, ...] = ("torch", "onnx-fp32", "onnx-int8")
-DEFAULT: EmbedderName = "torch"
+DEFAULT: EmbedderName = "onnx-int8"
 MODEL_KEY = "embedding_model"
 NAME_KEY = "embedder"
 TAG_KEY = "embedder_tag"

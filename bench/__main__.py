@@ -6,9 +6,10 @@ size and 200,000 passages), warm `ask` latency, the cost of storing runs and res
 after a kill, model calls and tokens of a Quick run with a scripted provider, the web app
 under load on loopback (published-answer reads, widget asks, the first stage event), both
 evaluation sets (beside the desk before and a BM25 baseline), both sets in Quick and in
-Deep mode, both executors on both sets, the coverage calibration on two archives, the
-auditor on WiCE, hostile drafts against the grounding contract, and both sets against a
-real llama.cpp server. Benchmarks that need the shared data folder or the llama.cpp server
+Deep mode, both executors on both sets, the coverage calibration on two archives, a
+static first-pass embedding against the model on both archives, the auditor on WiCE,
+hostile drafts against the grounding contract, and both sets against a real llama.cpp
+server. Benchmarks that need the shared data folder or the llama.cpp server
 (`make llamacpp`) say so and skip. `--quick` runs the smoke variants where a bench has one.
 
 The sample archive (and the digital.gov archive, when the shared data is there) is ingested
@@ -70,6 +71,7 @@ def main() -> int:
         failures += _run("deep", *homes) != 0
         failures += _run("executors", *homes) != 0
         failures += _run("calibrate_coverage", *homes) != 0
+        failures += _run("static_embedding", *homes) != 0
         failures += _run("wice") != 0
         failures += _run("extraction", *quick) != 0
         failures += _run("pdftext") != 0

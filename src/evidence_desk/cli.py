@@ -68,6 +68,10 @@ def main(ctx: click.Context, data_dir: Path | None) -> None:
 # --------------------------------------------------------------------------- ingest
 
 
+def _notice(sentence: str) -> None:
+    err.print(escape(sentence))
+
+
 def _print_estimate(estimate: Estimate | None) -> None:
     if estimate is not None:
         err.print(escape(estimate.sentence()))
@@ -87,6 +91,7 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], sample: str | None) -> N
     for p in paths:
         if not p.exists():
             _fail(f"{p} does not exist.")
+    desk.prepare_embedder(_notice)
     if sample:
         _print_estimate(desk.ingest_estimate(sample))
     with IngestProgressBar(err) as bar:
@@ -636,6 +641,7 @@ def reembed(ctx: click.Context, yes: bool) -> None:
     desk = _desk(ctx)
     if not desk.settings.db_path.exists() or desk.store.count_passages() == 0:
         _fail("The archive has no passages to re-embed.")
+    desk.prepare_embedder(_notice, reembed=True)
     estimate = desk.reembed_estimate()
     _print_estimate(estimate)
     if estimate is not None and not yes and sys.stdin.isatty():
@@ -694,6 +700,7 @@ def serve(ctx: click.Context, host: str, port: int, sample: str | None, log_leve
     desk = _desk(ctx)
     if sample and (not desk.settings.db_path.exists() or desk.store.count_documents() == 0):
         err.print(f"The archive in {desk.settings.home} is empty: ingesting the {sample} sample.")
+        desk.prepare_embedder(_notice)
         _print_estimate(desk.ingest_estimate(sample))
         with IngestProgressBar(err) as bar:
             desk.ingest_sample(sample, progress=bar.update)

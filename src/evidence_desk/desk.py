@@ -208,6 +208,17 @@ class Desk:
         bulk = self.embedding.bulk_name()
         return self.embedding.estimate(list(self.embedding.to_embed(results, bulk).values()), bulk)
 
+    def prepare_embedder(self, notice: Callable[[str], None], *, reembed: bool = False) -> None:
+        """Builds the model file the next ingest (or `reembed`) embeds with, when this
+        machine has none yet, telling `notice` first (`DeskEmbedding.prepare`). An ingest
+        that would be refused (another embedder's archive) is refused here, before a build."""
+        if self._given_embedder is not None:
+            return
+        name = self.embedding.target() if reembed else self.embedding.bulk_name()
+        if not reembed:
+            self.embedding.check_ingest(name)
+        self.embedding.prepare(name, notice)
+
     def reembed(self, progress: Callable[[int, int], None] | None = None) -> ReembedSummary:
         """Re-embeds every passage with the settings' embedder (`auto`: the default one)."""
         summary = self.embedding.reembed(self.embedding.target(), progress)

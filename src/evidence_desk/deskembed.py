@@ -45,6 +45,7 @@ from .retrieval.embedders import (
     target_name,
     vector_tag,
 )
+from .retrieval.onnxembed import OnnxEmbedder
 from .retrieval.parallel import ParallelEmbedder, resolve_workers
 from .settings import Settings
 from .store.embedding_cache import EmbeddingCache
@@ -141,6 +142,21 @@ class DeskEmbedding:
         """Refuses an ingest by `name` into an archive of another embedder, before any model
         file is built or worker started (the ingest itself checks again)."""
         check_embedder(self.store, make_embedder(name, self.settings))
+
+    def prepare(self, name: str, notice: Callable[[str], None]) -> None:
+        """Builds `name`'s model file now when the cache has none, saying so first through
+        `notice`: the one-time export takes about half a minute, which would otherwise pass in
+        silence before an ingest's estimate or first progress. (An int8 build makes the fp32
+        file the judge uses too.)"""
+        embedder = make_embedder(name, self.settings)
+        if not isinstance(embedder, OnnxEmbedder) or embedder.is_built():
+            return
+        quantised = " and quantised to int8" if name == "onnx-int8" else ""
+        notice(
+            f"Preparing {describe_embedder(embedder)} on this machine, once: the shipped "
+            f"weights are exported to ONNX{quantised} and checked (about half a minute)."
+        )
+        embedder.ensure_built()
 
     def bulk(self, name: str, on_restart: Callable[[str], None] | None = None) -> ParallelEmbedder:
         """Worker processes running `name`, its model file built first (once per cache)."""

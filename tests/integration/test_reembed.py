@@ -3,6 +3,9 @@ by the new embedder only. On the small real archive, with the real models."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -12,6 +15,7 @@ from evidence_desk.cli import main
 from evidence_desk.desk import Desk
 from evidence_desk.deskembed import Estimate
 from evidence_desk.errors import DeskError
+from evidence_desk.retrieval import onnxbuild
 from evidence_desk.retrieval.embedders import recorded
 from evidence_desk.settings import Settings
 from evidence_desk.testing.archives import SMALL_ARCHIVE
@@ -68,6 +72,41 @@ def test_reembed_from_the_command_line(fresh_home, embedding_cache) -> None:  # 
     assert "Re-embedded" in res.output and "onnx-int8 -> onnx-fp32" in res.output
     res = CliRunner().invoke(main, ["--data-dir", str(fresh_home), "status"], env=env)
     assert "on onnx-fp32 (recipe minilm-l6-v2-onnx-r1)" in res.output
+
+
+def _ingest(home: Path, cache: Path, *args: str, embedder: str = "auto") -> tuple[int, str]:
+    env = {
+        "EVIDENCE_DESK_CACHE_DIR": str(cache),
+        "EVIDENCE_DESK_EMBED_WORKERS": "1",
+        "EVIDENCE_DESK_EMBEDDER": embedder,
+    }
+    res = CliRunner().invoke(main, ["--data-dir", str(home), "ingest", *args], env=env)
+    return res.exit_code, res.stderr
+
+
+def test_the_one_time_model_build_is_announced_once(
+    tmp_path, embedding_cache, small_archive_file
+) -> None:  # type: ignore[no-untyped-def]
+    cache = tmp_path / "cache"
+    shutil.copytree(embedding_cache, cache)  # vectors cached: only the model file is missing
+    int8 = onnxbuild.models_dir(cache) / "int8.onnx"
+    int8.unlink()
+    code, said = _ingest(tmp_path / "home", cache, str(small_archive_file))
+    assert code == 0, said
+    assert said.count("Preparing all-MiniLM-L6-v2 on onnx-int8") == 1
+    assert "once: the shipped weights are exported to ONNX and quantised to int8" in said
+    assert onnxbuild.is_built(cache, "int8")
+    code, said = _ingest(tmp_path / "home", cache, str(small_archive_file))
+    assert code == 0 and "Preparing" not in said
+
+
+def test_an_ingest_that_would_be_refused_builds_nothing(
+    fresh_home, tmp_path, small_archive_file
+) -> None:  # type: ignore[no-untyped-def]
+    empty = tmp_path / "empty-cache"
+    code, said = _ingest(fresh_home, empty, str(small_archive_file), embedder="onnx-fp32")
+    assert code != 0 and "never mixed" in said and "Preparing" not in said
+    assert not onnxbuild.models_dir(empty).exists()
 
 
 def test_an_estimate_reads_as_one_sentence() -> None:

@@ -75,6 +75,11 @@ def ensure_model(cache_dir: Path, precision: OnnxPrecision) -> Path:
     return path
 
 
+def is_built(cache_dir: Path, precision: OnnxPrecision) -> bool:
+    """True when the checked file for `precision` is in the cache: no build is due."""
+    return _intact(models_dir(cache_dir), f"{precision}.onnx")
+
+
 def manifest(cache_dir: Path) -> dict[str, Any]:
     """What the recipe's folder holds (empty before the first build)."""
     try:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .embedder import TokenEmbedder, TokenIds, Vectors, mean_pooled, padded
-from .onnxbuild import RECIPE, OnnxPrecision, ensure_model
+from .onnxbuild import RECIPE, OnnxPrecision, ensure_model, is_built
 
 
 class OnnxEmbedder(TokenEmbedder):
@@ -56,6 +56,10 @@ class OnnxEmbedder(TokenEmbedder):
     def ensure_built(self) -> Path:
         """The model file, built (once per cache) if missing; slow only the first time."""
         return ensure_model(self._cache_dir, self._precision)
+
+    def is_built(self) -> bool:
+        """True when the model file is ready in the cache (`ensure_built` returns at once)."""
+        return is_built(self._cache_dir, self._precision)
 
     @cached_property
     def _session(self) -> Any:

@@ -52,7 +52,10 @@ def test_int8_stays_close_and_keeps_the_nearest_neighbour(models: Path) -> None:
     assert np.allclose(norms, 1.0, atol=1e-5)
 
 
-def test_a_build_is_made_once_and_recorded(models: Path) -> None:
+def test_a_build_is_made_once_and_recorded(models: Path, tmp_path: Path) -> None:
+    assert onnxbuild.is_built(models, "int8") and onnxbuild.is_built(models, "fp32")
+    assert not onnxbuild.is_built(tmp_path, "int8")
+    assert OnnxEmbedder(models, "int8").is_built() and not OnnxEmbedder(tmp_path).is_built()
     path = ensure_model(models, "int8")
     before = path.stat().st_mtime_ns
     assert ensure_model(models, "int8") == path and path.stat().st_mtime_ns == before

@@ -4,6 +4,13 @@
     .venv/bin/python -m bench.embedding --full     # all 14,605 passages
     .venv/bin/python -m bench.embedding --quick    # smoke run: 96 passages, three variants
     .venv/bin/python -m bench.embedding --variants bf16,par2-b16 --repeat 3
+    .venv/bin/python -m bench.embedding --queries  # the hot path of `ask`, per embedder
+
+`--queries` times what `ask` embeds, in this process, one thread, as the desk does: each
+question of both evaluation sets alone (the query embedding), and each question's best
+sentences in one batch of 12 (what the offline answerer and auditor embed with the judge),
+for `torch` (the baseline), `onnx-fp32` (the judge beside an int8 archive) and `onnx-int8`
+(the queries of an int8 archive), interleaved question by question.
 
 Passages are the sample's 249 addresses cut into ~120-word sentence-aligned windows
 (14,605 passages, 2.40 M tokens, 164 tokens on average); without `--full` a fixed random
@@ -208,6 +215,63 @@ def _row(name: str, runs: list[dict[str, Any]], base_rate: float) -> list[object
     )
 
 
+QUERY_EMBEDDERS = ("torch", "onnx-fp32", "onnx-int8")
+SENTENCES_PER_ASK = 12
+
+
+def query_latency() -> None:
+    """p50 / p95 ms of a question's embedding and of a batch of sentences, per embedder."""
+    from evidence_desk.evaluation.questions import bundled_questions
+    from evidence_desk.retrieval.embedders import make_embedder
+    from evidence_desk.settings import Settings
+    from evidence_desk.textutil import sentence_spans
+
+    from ._util import load_average, p95
+
+    questions = [q.question for name in ("sotu", "digitalgov") for q in bundled_questions(name)]
+    texts = [p.text for p in sotu_passages()]
+    random.Random(0).shuffle(texts)
+    sentences = [text[a:b] for text in texts[:200] for a, b in sentence_spans(text)]
+    embedders = {name: make_embedder(name, Settings(), threads=1) for name in QUERY_EMBEDDERS}
+    for emb in embedders.values():
+        emb.embed(sentences[:SENTENCES_PER_ASK])  # models load outside the timing
+    query: dict[str, list[float]] = {name: [] for name in embedders}
+    batch: dict[str, list[float]] = {name: [] for name in embedders}
+    for i, question in enumerate(questions):
+        chunk = sentences[i * SENTENCES_PER_ASK : (i + 1) * SENTENCES_PER_ASK]
+        for name, emb in embedders.items():
+            t0 = time.perf_counter()
+            emb.embed_query(question)
+            t1 = time.perf_counter()
+            emb.embed(chunk)
+            t2 = time.perf_counter()
+            query[name].append((t1 - t0) * 1000.0)
+            batch[name].append((t2 - t1) * 1000.0)
+    base = median(query["torch"])
+    print_table(
+        [
+            "embedder",
+            "question p50 ms",
+            "p95",
+            "vs torch",
+            f"{SENTENCES_PER_ASK} sentences p50 ms",
+            "p95",
+        ],
+        [
+            [
+                name,
+                median(query[name]),
+                p95(query[name]),
+                f"{median(query[name]) / base:.2f}x",
+                median(batch[name]),
+                p95(batch[name]),
+            ]
+            for name in embedders
+        ],
+        title=f"What `ask` embeds, {len(questions)} questions, one thread ({load_average()})",
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1000, help="passages in the fixed subset")
@@ -220,8 +284,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help=f"skip the {BASELINE} baseline (slow with --full)",
     )
+    parser.add_argument("--queries", action="store_true", help="time what `ask` embeds")
     parser.add_argument("--child", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.queries:
+        query_latency()
+        return 0
     if args.child:
         print(json.dumps(run_child(args.child, args.n, args.full)))
         return 0

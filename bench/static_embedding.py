@@ -1,6 +1,7 @@
-"""A static first pass: token vectors distilled here from all-MiniLM-L6-v2, against the model.
+"""Fewer operations per passage: a static first pass, or the model's first layers, measured.
 
     .venv/bin/python -m bench.static_embedding --sample-home DIR --digitalgov-home DIR2
+    .venv/bin/python -m bench.static_embedding ... --layers 3   # also the first 3 layers
 
 A static embedding (the model2vec recipe) runs the network once per vocabulary token
 (`[CLS] token [SEP]`, mean-pooled like a passage), keeps `--dims` principal components,
@@ -16,6 +17,10 @@ vectors (queries through its own embedder) and under the static vectors. Recall@
 @40 (`retrieve_k`, the candidates the dense engine hands to fusion) and the mean
 reciprocal rank, with the throughput of both on the same passages in one run.
 
+`--layers N` adds the other way to fewer operations with the same weights: the network cut
+after its first N of 6 layers (PyTorch, fp32), mean-pooled like the whole model; its rate is
+set beside the whole model's in PyTorch fp32, so the ratio is the saving in operations.
+
 Each archive must already be ingested (`evidence-desk --data-dir DIR ingest --sample sotu`;
 the digital.gov folder for DIR2). Distilling takes about a minute (30,522 tokens through
 the PyTorch model, in batches).
@@ -27,7 +32,9 @@ import argparse
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -60,7 +67,8 @@ class StaticModel:
             if len(inner):
                 out[i] = self.table[inner].mean(axis=0)
         norms = np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
-        return out / norms
+        unit: npt.NDArray[np.float32] = out / norms
+        return unit
 
 
 def distill(texts: Sequence[str], dims: int) -> tuple[StaticModel, float]:
@@ -81,6 +89,29 @@ def distill(texts: Sequence[str], dims: int) -> tuple[StaticModel, float]:
     weights = SIF_A / (SIF_A + p)
     table = (reduced * weights[:, None]).astype(np.float32)
     return StaticModel(table, model), time.perf_counter() - t0
+
+
+class FirstLayers(MiniLMEmbedder):
+    """all-MiniLM-L6-v2 cut after its first `layers` transformer layers (PyTorch, fp32)."""
+
+    def __init__(self, layers: int) -> None:
+        super().__init__(precision="fp32", batch_size=16, threads=None)
+        self.layers = layers
+        self.name = f"first {layers} of 6 layers"
+
+    @cached_property
+    def _model(self) -> Any:
+        model = MiniLMEmbedder._model.func(self)  # type: ignore[attr-defined]
+        model.encoder.layer = model.encoder.layer[: self.layers]
+        return model
+
+
+def rate(embedder: TokenEmbedder, texts: Sequence[str]) -> float:
+    """Passages per second on `texts`, the model loaded outside the timing."""
+    embedder.embed(texts[:2])
+    t0 = time.perf_counter()
+    embedder.embed(texts)
+    return len(texts) / (time.perf_counter() - t0)
 
 
 def gold_rows(rows: IndexRows, desk: Desk, set_name: str) -> list[tuple[str, list[int]]]:
@@ -126,7 +157,9 @@ def figures(name: str, rank_list: list[int], rate: float) -> list[object]:
     return [name, n, *(f"{x:.3f}" for x in recalls), f"{mrr:.3f}", median(rank_list), rate]
 
 
-def measure(home: Path, set_name: str, dims: int, n_rate: int) -> list[list[object]]:
+def measure(
+    home: Path, set_name: str, dims: int, n_rate: int, layers: int | None
+) -> list[list[object]]:
     desk = Desk(Settings(home=home))
     rows = desk.store.export_index_rows()
     golds = gold_rows(rows, desk, set_name)
@@ -138,17 +171,14 @@ def measure(home: Path, set_name: str, dims: int, n_rate: int) -> list[list[obje
     sample = rows.texts[:: max(1, len(rows.texts) // n_rate)][:n_rate]
     own = desk.embedder
     assert isinstance(own, TokenEmbedder)
-    own.embed(sample[:2])  # the model loads outside the timing
-    t0 = time.perf_counter()
-    own.embed(sample)
-    own_rate = len(sample) / (time.perf_counter() - t0)
+    own_rate = rate(own, sample)
     own_queries = np.stack([own.embed_query(q) for q in questions])
     gold_lists = [g for _, g in golds]
     print(
         f"\n{set_name}: {len(rows.texts):,} passages, {len(golds)} gold evidence passages; "
         f"distilled in {distill_s:.0f} s; {load_average()}"
     )
-    return [
+    table = [
         figures(
             f"{set_name}: {own.name} (the archive's)",
             ranks(own_queries, rows.vectors, gold_lists),
@@ -160,6 +190,20 @@ def measure(home: Path, set_name: str, dims: int, n_rate: int) -> list[list[obje
             static_rate,
         ),
     ]
+    if layers is not None:
+        cut = FirstLayers(layers)
+        whole_rate = rate(MiniLMEmbedder(precision="fp32", batch_size=16, threads=None), sample)
+        cut_rate = rate(cut, sample)
+        cut_vectors = cut.embed(rows.texts)
+        print(f"  whole model, PyTorch fp32: {whole_rate:.1f} passages/s; cut: {cut_rate:.1f}")
+        table.append(
+            figures(
+                f"{set_name}: {cut.name} (fp32, {cut_rate / whole_rate:.2f}x the whole)",
+                ranks(cut.embed(questions), cut_vectors, gold_lists),
+                cut_rate,
+            )
+        )
+    return table
 
 
 def main() -> None:
@@ -168,12 +212,15 @@ def main() -> None:
     parser.add_argument("--digitalgov-home", type=Path)
     parser.add_argument("--dims", type=int, default=256)
     parser.add_argument("--rate-passages", type=int, default=300)
+    parser.add_argument("--layers", type=int, help="also the model cut after N layers")
     args = parser.parse_args()
-    table = measure(args.sample_home, "sotu", args.dims, args.rate_passages)
+    table = measure(args.sample_home, "sotu", args.dims, args.rate_passages, args.layers)
     if args.digitalgov_home is not None:
-        table += measure(args.digitalgov_home, "digitalgov", args.dims, args.rate_passages)
+        table += measure(
+            args.digitalgov_home, "digitalgov", args.dims, args.rate_passages, args.layers
+        )
     headers = ["embedder", "gold", *(f"recall@{k}" for k in KS), "MRR", "median rank", "pass/s"]
-    print_table(headers, table, "Dense rank of the gold evidence passage (1 thread)")
+    print_table(headers, table, "Dense rank of the gold evidence passage")
 
 
 if __name__ == "__main__":

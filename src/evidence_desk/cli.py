@@ -94,6 +94,8 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], sample: str | None) -> N
     desk.prepare_embedder(_notice)
     if sample:
         _print_estimate(desk.ingest_estimate(sample))
+    else:
+        _print_estimate(desk.ingest_estimate_paths(list(paths)))
     with IngestProgressBar(err) as bar:
         summary = (
             desk.ingest_sample(sample, progress=bar.update)

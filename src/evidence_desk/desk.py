@@ -208,6 +208,11 @@ class Desk:
         bulk = self.embedding.bulk_name()
         return self.embedding.estimate(list(self.embedding.to_embed(results, bulk).values()), bulk)
 
+    def ingest_estimate_paths(self, paths: Sequence[Path]) -> Estimate | None:
+        """About how long ingesting `paths` would embed for (None: short), judged from an
+        even sample of their files (`DeskEmbedding.estimate_files`)."""
+        return self.embedding.estimate_files(paths, self.embedding.bulk_name())
+
     def prepare_embedder(self, notice: Callable[[str], None], *, reembed: bool = False) -> None:
         """Builds the model file the next ingest (or `reembed`) embeds with, when this
         machine has none yet, telling `notice` first (`DeskEmbedding.prepare`). An ingest

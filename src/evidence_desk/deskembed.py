@@ -28,6 +28,7 @@ import numpy as np
 
 from .archive.chunking import chunk
 from .archive.hashing import sha256_text
+from .archive.loaders import load_file, sample_files
 from .archive.results import Loaded, LoadResult
 from .errors import DeskError
 from .retrieval.embedder import Embedder, TokenEmbedder, Vectors
@@ -55,6 +56,9 @@ RATES_FILE = "embed-rates.json"
 MIN_RATED = 500  # passages: a job shorter than this says little about the rate
 PROBE = 48  # passages embedded in-process to estimate a job with no recorded rate
 LONG_JOB = 2000  # passages: below this no estimate is printed (it would take seconds)
+SAMPLE_FILES = 64  # files read to estimate an ingest of folders ...
+SAMPLE_BYTES = 8 * 1024 * 1024  # ... and about this many of their bytes at most
+SAMPLE_MIN_BYTES = 512 * 1024  # less than this in all: too short a job to estimate
 
 
 @dataclass(frozen=True)
@@ -66,16 +70,26 @@ class Estimate:
     rate: float  # passages per second
     embedder: str
     basis: str  # where the rate comes from, for the message
+    counted: str = ""  # how the passages were counted when not all of them were (a sample)
 
     def sentence(self) -> str:
         minutes = self.seconds / 60
         took = f"about {minutes:.0f} minutes" if minutes >= 1.5 else "about a minute"
         if self.seconds < 45:
             took = f"about {self.seconds:.0f} s"
+        many = f"{self.passages:,} passages"
+        if self.counted:
+            many = f"about {_rounded(self.passages):,} passages ({self.counted})"
         return (
-            f"Embedding {self.passages:,} passages with {self.embedder}: {took} "
+            f"Embedding {many} with {self.embedder}: {took} "
             f"(~{self.rate:.0f} passages/s, {self.basis})."
         )
+
+
+def _rounded(n: int) -> int:
+    """Two significant figures: an extrapolated count claims no more."""
+    digits = max(len(str(n)) - 2, 0)
+    return int(round(n, -digits))
 
 
 @dataclass(frozen=True)
@@ -196,9 +210,28 @@ class DeskEmbedding:
                 texts.pop(digest, None)
         return texts
 
-    def estimate(self, texts: Sequence[str], name: str) -> Estimate | None:
-        """How long embedding `texts` with `name` takes here; None for a short job."""
-        if len(texts) < LONG_JOB:
+    def estimate_files(self, paths: Sequence[Path], name: str) -> Estimate | None:
+        """How long an ingest of `paths` embeds with `name`, from an even sample of their
+        files: the sample's passages still to embed, scaled by all the files' bytes over the
+        sample's. Their passages are known only once every file is read, and reading a
+        sample costs seconds, not a second pass over the archive."""
+        sample = sample_files(paths, SAMPLE_FILES, SAMPLE_BYTES)
+        if sample.total_bytes < SAMPLE_MIN_BYTES or not sample.sampled_bytes:
+            return None
+        results = [r for path, doc_id in sample.files for r in load_file(path, doc_id)]
+        texts = list(self.to_embed(results, name).values())
+        everything = len(sample.files) == sample.total_files
+        counted = "" if everything else f"from {len(sample.files)} of {sample.total_files:,} files"
+        scale = sample.total_bytes / sample.sampled_bytes
+        return self.estimate(texts, name, scale, counted)
+
+    def estimate(
+        self, texts: Sequence[str], name: str, scale: float = 1.0, counted: str = ""
+    ) -> Estimate | None:
+        """How long embedding `texts` with `name` takes here; None for a short job. `texts`
+        may be a sample standing for `scale` times as many (`counted` says how it was made)."""
+        passages = round(len(texts) * scale)
+        if passages < LONG_JOB:
             return None
         workers = resolve_workers(self.settings.embed_workers)
         probe = make_embedder(name, self.settings)
@@ -207,7 +240,7 @@ class DeskEmbedding:
         if rate is None:
             rate = self._probe_rate(probe, texts) * workers * 0.9
             basis = f"a {PROBE}-passage probe, scaled to {workers} workers"
-        return Estimate(len(texts), len(texts) / rate, rate, describe_embedder(probe), basis)
+        return Estimate(passages, passages / rate, rate, describe_embedder(probe), basis, counted)
 
     def record_rate(self, name: str, passages: int, seconds: float) -> None:
         """Remembers how fast `name` embedded a job of `passages` (ignored when short)."""

@@ -116,3 +116,9 @@ def test_an_estimate_reads_as_one_sentence() -> None:
         "(~35 passages/s, a 48-passage probe)."
     )
     assert "about 30 s" in Estimate(3000, 30.0, 100.0, "x", "y").sentence()
+    sampled = Estimate(
+        9_454, 270.0, 35.0, "m", "the rate of the last ingest", "from 64 of 2,084 files"
+    )
+    assert sampled.sentence().startswith(
+        "Embedding about 9,500 passages (from 64 of 2,084 files) with m: about 4 minutes"
+    )

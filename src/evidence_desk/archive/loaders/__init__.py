@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from ...types import Document
 from ..results import Loaded, LoadError, LoadResult, Skipped
@@ -41,7 +42,7 @@ LOADERS: dict[str, SingleLoader] = {
 }
 SUPPORTED = (*sorted(LOADERS), ".jsonl")
 
-__all__ = ["LOADERS", "SUPPORTED", "iter_documents", "load_file"]
+__all__ = ["LOADERS", "SUPPORTED", "FileSample", "iter_documents", "load_file", "sample_files"]
 
 
 def iter_documents(paths: Sequence[Path]) -> Iterator[LoadResult]:
@@ -58,6 +59,35 @@ def iter_documents(paths: Sequence[Path]) -> Iterator[LoadResult]:
                     continue
                 first_seen[doc_id] = where
             yield result
+
+
+class FileSample(NamedTuple):
+    """Every k-th supported file under some paths, and how much it stands for."""
+
+    files: list[tuple[Path, str]]  # (path, doc id), as `load_file` takes them
+    sampled_bytes: int
+    total_bytes: int
+    total_files: int
+
+
+def sample_files(paths: Sequence[Path], at_most: int, at_most_bytes: int) -> FileSample:
+    """An even sample of the supported files `iter_documents(paths)` would read, for
+    estimates: every k-th, k chosen so the sample holds at most `at_most` files and about
+    `at_most_bytes`."""
+    files: list[tuple[Path, str, int]] = []
+    for root in map(Path, paths):
+        pairs = _walk(root) if root.is_dir() else [(root, root.name)] if root.is_file() else []
+        for path, rel in pairs:
+            if path.suffix.lower() in SUPPORTED:
+                try:
+                    files.append((path, rel, path.stat().st_size))
+                except OSError:
+                    continue  # the ingest itself will say why
+    total = sum(size for _, _, size in files)
+    step = max(1, -(-len(files) // at_most), -(-total // max(at_most_bytes, 1)))
+    picked = files[::step]
+    sampled = sum(size for *_, size in picked)
+    return FileSample([(p, rel) for p, rel, _ in picked], sampled, total, len(files))
 
 
 def _load_root(root: Path) -> Iterator[LoadResult]:

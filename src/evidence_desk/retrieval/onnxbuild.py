@@ -65,11 +65,11 @@ def ensure_model(cache_dir: Path, precision: OnnxPrecision) -> Path:
     """The checked ONNX file for `precision`, building it first if it is missing or damaged."""
     folder = models_dir(cache_dir)
     path = folder / f"{precision}.onnx"
-    if _intact(folder, path.name):
+    if is_built(cache_dir, precision):
         return path
     folder.mkdir(parents=True, exist_ok=True)
     with _locked(folder / ".lock"):
-        if _intact(folder, path.name):  # another process built it while we waited
+        if is_built(cache_dir, precision):  # another process built it while we waited
             return path
         _build(folder, precision)
     return path

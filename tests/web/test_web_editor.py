@@ -85,8 +85,8 @@ def test_the_review_page_puts_the_sentences_beside_the_passages(
 ) -> None:
     me = reader()
     run_id = held_run(me)
-    draft = receipt_of(me, run_id, run_id)["draft"]
     ed = editor()
+    draft = receipt_of(ed, run_id, run_id)["draft"]
     page = ed.get(f"/desk/runs/{run_id}")
     assert page.status_code == 200
     text = text_of(page)
@@ -162,7 +162,7 @@ def test_rejecting_publishes_nothing_and_tells_the_reader_why(
 
     answer = me.get(f"/api/runs/{run_id}").json()["answer"]
     assert answer["published"] is None and answer["rejected"] == reason
-    assert answer["receipts"] == [run_id]
+    assert answer["receipts"] == []  # the held draft stays with the desk
     page = text_of(me.get(f"/runs/{run_id}"))
     assert f"The standards desk did not publish this answer: {reason}" in page
     assert ed.get("/api/desk/queue").json() == []
@@ -195,7 +195,7 @@ def test_an_edit_citing_the_planted_page_is_still_held(
     assert body["review"]["outcome"]["decision"] == "HELD_FOR_REVIEW"
     assert "instructions aimed at an AI model" in body["review"]["reason"]
     answer = me.get(f"/api/runs/{run_id}").json()["answer"]
-    assert answer["published"] is None and answer["receipts"] == [run_id]
+    assert answer["published"] is None and answer["receipts"] == []
     assert [item["run_id"] for item in ed.get("/api/desk/queue").json()] == [run_id]
 
 
@@ -216,7 +216,9 @@ def test_an_edit_quoting_a_clean_source_publishes_through_the_gate(
     assert answer["published"]["by"] == "edit" and answer["published"]["editor"] == "robin"
     assert answer["published"]["text"] == draft
     new = receipt_of(me, run_id, f"{run_id}-r1")
-    held = receipt_of(me, run_id, run_id)
+    assert answer["receipts"] == [f"{run_id}-r1"]  # the held draft stays with the desk
+    assert me.get(f"/runs/{run_id}/receipts/{run_id}").status_code == 404
+    held = receipt_of(ed, run_id, run_id)
     assert new["decision"] == "AUTO_CLEARED" and new["draft"] == draft
     assert new["review"]["action"] == "edited"
     assert new["review"]["held_receipt_sha256"] == held["integrity"]["canonical_sha256"]
@@ -244,7 +246,7 @@ def test_an_edit_with_a_fabricated_quote_stays_held(
     page = text_of(ed.get(f"/desk/runs/{run_id}"))
     assert f"the quote “{fabricated}” is not verbatim in its source" in page
     answer = me.get(f"/api/runs/{run_id}").json()["answer"]
-    assert answer["published"] is None and answer["receipts"] == [run_id]
+    assert answer["published"] is None and answer["receipts"] == []
 
 
 def test_the_api_bodies_refuse_unknown_fields_and_an_empty_draft(

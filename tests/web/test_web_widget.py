@@ -3,67 +3,26 @@ why there is none, and stops at once when an editor pauses it."""
 
 from __future__ import annotations
 
-import re
-import time
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from fastapi import FastAPI
 from starlette.testclient import TestClient
-from web_helpers import HELD_QUESTION, OUTSIDE_QUESTION, PASSWORD, QUESTION, WebUser
+from web_helpers import (
+    DRAFT,
+    HELD_QUESTION,
+    JSON,
+    OUTSIDE_QUESTION,
+    OWN,
+    PASSWORD,
+    QUESTION,
+    WebUser,
+    Widget,
+)
 
 from evidence_desk.desk import Desk
 from evidence_desk.server.widget import HELD, OUTSIDE, PAUSED, REVIEWED, safe_url
 from evidence_desk.store.accounts import User
-
-TOKEN = re.compile(r'data-widget-token="([^"]+)"')
-OWN = {"origin": "http://testserver", "sec-fetch-site": "same-origin"}
-JSON = {"accept": "application/json"}
-DRAFT = "lighthouse tax was raised"
-FINAL = ("published", "outside", "rejected", "stopped")
-
-
-class Widget:
-    """One embedded widget: a browser frame with no cookies, holding its page's token."""
-
-    def __init__(self, app: FastAPI) -> None:
-        self.client = TestClient(app, follow_redirects=False)
-        page = self.client.get("/widget")
-        assert page.status_code == 200, page.text
-        assert "set-cookie" not in page.headers
-        self.client.cookies.clear()  # a cross-site frame gets none: the token is all it has
-        m = TOKEN.search(page.text)
-        assert m, "the frame page carries no widget token"
-        self.token = m.group(1)
-
-    def headers(self, **extra: str) -> dict[str, str]:
-        return {**OWN, **JSON, "x-widget-token": self.token, **extra}
-
-    def ask(self, question: str = QUESTION) -> str:
-        r = self.client.post("/widget/api/ask", json={"question": question}, headers=self.headers())
-        assert r.status_code == 202, r.text
-        run_id: str = r.json()["run_id"]
-        return run_id
-
-    def run(self, run_id: str, **headers: str) -> Any:
-        return self.client.get(f"/widget/api/runs/{run_id}", headers=self.headers(**headers))
-
-    def wait(self, run_id: str, until: tuple[str, ...] = (*FINAL, "held")) -> dict[str, Any]:
-        deadline = time.monotonic() + 60
-        while True:
-            r = self.run(run_id)
-            assert r.status_code == 200, r.text
-            body: dict[str, Any] = r.json()
-            if body["status"] in until:
-                return body
-            assert time.monotonic() < deadline, f"widget run {run_id} still {body['status']}"
-            time.sleep(0.02)
-
-    def form(self, path: str, data: dict[str, str], **headers: str) -> Any:
-        return self.client.post(
-            path, data={"widget_token": self.token, **data}, headers={**OWN, **headers}
-        )
 
 
 @pytest.fixture

@@ -20,6 +20,55 @@ CSRF = re.compile(r'<meta name="csrf-token" content="([^"]+)">')
 FINISHED = ("published", "held", "outside", "cancelled", "interrupted")
 
 
+WIDGET_TOKEN = re.compile(r'data-widget-token="([^"]+)"')
+OWN = {"origin": "http://testserver", "sec-fetch-site": "same-origin"}
+JSON = {"accept": "application/json"}
+DRAFT = "lighthouse tax was raised"
+FINAL = ("published", "outside", "rejected", "stopped")
+
+
+class Widget:
+    """One embedded widget: a browser frame with no cookies, holding its page's token."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.client = TestClient(app, follow_redirects=False)
+        page = self.client.get("/widget")
+        assert page.status_code == 200, page.text
+        assert "set-cookie" not in page.headers
+        self.client.cookies.clear()  # a cross-site frame gets none: the token is all it has
+        m = WIDGET_TOKEN.search(page.text)
+        assert m, "the frame page carries no widget token"
+        self.token = m.group(1)
+
+    def headers(self, **extra: str) -> dict[str, str]:
+        return {**OWN, **JSON, "x-widget-token": self.token, **extra}
+
+    def ask(self, question: str = QUESTION) -> str:
+        r = self.client.post("/widget/api/ask", json={"question": question}, headers=self.headers())
+        assert r.status_code == 202, r.text
+        run_id: str = r.json()["run_id"]
+        return run_id
+
+    def run(self, run_id: str, **headers: str) -> Any:
+        return self.client.get(f"/widget/api/runs/{run_id}", headers=self.headers(**headers))
+
+    def wait(self, run_id: str, until: tuple[str, ...] = (*FINAL, "held")) -> dict[str, Any]:
+        deadline = time.monotonic() + 60
+        while True:
+            r = self.run(run_id)
+            assert r.status_code == 200, r.text
+            body: dict[str, Any] = r.json()
+            if body["status"] in until:
+                return body
+            assert time.monotonic() < deadline, f"widget run {run_id} still {body['status']}"
+            time.sleep(0.02)
+
+    def form(self, path: str, data: dict[str, str], **headers: str) -> Any:
+        return self.client.post(
+            path, data={"widget_token": self.token, **data}, headers={**OWN, **headers}
+        )
+
+
 class WebUser:
     """One browser on the app: its cookies, its CSRF token, and the calls tests make."""
 

@@ -10,6 +10,7 @@ read every run (they review them).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections import Counter
@@ -24,7 +25,14 @@ from ..store.runs import StoredEvent
 from .errors import Forbidden, NotFound, TooLarge, WorkspaceError, shown
 from .people import People
 from .review import ReviewResult, StandardsDesk
-from .views import AnswerView, SourceView, answer_view, held_reasons, source_view
+from .views import (
+    AnswerView,
+    SourceView,
+    answer_view,
+    held_reasons,
+    reader_receipts,
+    source_view,
+)
 
 if TYPE_CHECKING:
     from ..desk import Desk
@@ -32,6 +40,10 @@ if TYPE_CHECKING:
 __all__ = ["Workspace"]
 
 MODES = ("quick", "deep")
+HELD_NOTICE = (
+    "This answer is with the standards desk: its receipt and sources are shown once an "
+    "editor publishes it."
+)
 MAX_ATTACHMENTS = 3
 
 
@@ -154,7 +166,10 @@ class Workspace:
         if access is None or (access[0] != user.user_id and not user.is_editor):
             raise NotFound(f"There is no run {shown(run_id)}.")
         _, status, reviews = access
-        return f"{status}:{reviews}" if status in ("finished", "cancelled") else None
+        if status not in ("finished", "cancelled"):
+            return None
+        # an editor's view holds what a reader's must not (a held run's receipts)
+        return f"{status}:{reviews}:{'editor' if user.is_editor else 'reader'}"
 
     def _exists(self, run_id: str) -> bool:
         try:
@@ -191,6 +206,8 @@ class Workspace:
                 self.coverage_note(receipt) if receipt["decision"] == "OUTSIDE_COVERAGE" else None
             )
             answer = answer_view(receipt, later, rejected=rejected, coverage_note=note)
+            if not user.is_editor:
+                answer = dataclasses.replace(answer, receipts=reader_receipts(receipt, later))
         return RunPage(
             run_id,
             run.question,
@@ -211,7 +228,7 @@ class Workspace:
 
     def receipt_for(self, user: User, run_id: str, receipt_id: str) -> str:
         """The signed JSON of a run's receipt: its own (`receipt_id == run_id`) or one of
-        its review receipts."""
+        its review receipts. A reader gets none that holds an unpublished draft."""
         self._owned(user, run_id)
         ids = {run_id} | {
             r.receipt_run_id for r in self.accounts.reviews_of(run_id) if r.receipt_run_id
@@ -219,12 +236,24 @@ class Workspace:
         stored = self.desk.store.get_receipt(receipt_id) if receipt_id in ids else None
         if stored is None:
             raise NotFound(f"Run {shown(run_id)} has no receipt {shown(receipt_id)}.")
+        if not user.is_editor:
+            receipt, later = self.receipts_of(run_id)
+            if receipt is None or receipt_id not in reader_receipts(receipt, later):
+                raise NotFound(HELD_NOTICE)
         return stored.json
 
     def source(self, user: User, run_id: str, source_id: str) -> SourceView:
+        """One source of the run with its quotes: from the newest receipt that publishes
+        (any receipt for an editor); a reader sees none while nothing is published."""
         self._owned(user, run_id)
         receipt, later = self.receipts_of(run_id)
-        for r in [*reversed(later), receipt]:
+        shown_receipts = [*reversed(later), receipt]
+        if not user.is_editor and receipt is not None:
+            visible = set(reader_receipts(receipt, later))
+            shown_receipts = [r for r in shown_receipts if r and r["run_id"] in visible]
+            if not shown_receipts:
+                raise NotFound(HELD_NOTICE)
+        for r in shown_receipts:
             view = source_view(r, source_id) if r else None
             if view is not None:
                 return view

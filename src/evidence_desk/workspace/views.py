@@ -9,6 +9,10 @@ page highlights exactly what the receipt says was quoted.
 What a reader sees follows the receipts alone: the gate's published answer; for a held run,
 an editor's approval (the held draft, published with the editor's name and time in a new
 signed receipt), or the edited draft's answer when the edit passed the same gate.
+
+A held draft is for the standards desk alone (`docs/web.md`, "What a reader sees of a held
+run"): a reader downloads only the receipts that hold no unpublished draft
+(`reader_receipts`), and sees a held run's sources only once something of it is published.
 """
 
 from __future__ import annotations
@@ -172,6 +176,19 @@ def published_of(receipt: dict[str, Any]) -> Published | None:
             receipt_run_id=receipt["run_id"],
         )
     return None
+
+
+def reader_receipts(receipt: dict[str, Any], later: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The ids of the receipts a reader may download, oldest first: every receipt that holds
+    no unpublished draft. A held receipt's draft is unpublished unless an editor approved
+    it, which publishes every sentence of it word for word; an edit publishes its own draft,
+    so the held one stays with the desk."""
+    approved = any((r.get("review") or {}).get("action") == "approved" for r in later)
+    return tuple(
+        r["run_id"]
+        for r in (receipt, *later)
+        if r.get("decision") != "HELD_FOR_REVIEW" or published_of(r) is not None or approved
+    )
 
 
 def answer_view(

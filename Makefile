@@ -8,8 +8,9 @@ DEMO_QUESTION ?= What did Franklin D. Roosevelt say about freedom of speech in 1
 
 .PHONY: demo ask test test-fast lint bench install llamacpp clean
 
-# Ingests the sample archive if the data dir is empty, then serves the workspace (the URL is
-# printed; Ctrl-C stops it).
+# Serves the workspace at once (the URL is printed) and, if the data dir is empty, prepares the
+# sample archive in the background, its progress on the terminal and every page. Ctrl-C stops
+# it with exit 0 (make itself then re-raises the interrupt: its own status is 130).
 demo: $(VENV)/.installed
 	$(BIN)/evidence-desk serve --sample sotu
 

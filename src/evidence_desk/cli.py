@@ -9,9 +9,11 @@ stderr and exit status 1.
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, cast
 
 import click
 from rich.console import Console
@@ -20,10 +22,11 @@ from rich.markup import escape
 from .desk import AskResult, Desk, EngineProbe
 from .deskembed import Estimate
 from .errors import DeskError
+from .progress import StatusLine, follow
 from .runs.records import DISPLAY_STATES
 from .runs.state import RunState
 from .settings import Settings
-from .types import Decision, Receipt
+from .types import Decision, Receipt, decision_words
 
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
@@ -186,7 +189,7 @@ _DECISION_STYLE = {
 
 
 def _print_answer(r: Receipt) -> None:
-    out.print(f"[{_DECISION_STYLE[r.decision]}]{r.decision.value}[/] — {escape(r.reason)}")
+    out.print(f"[{_DECISION_STYLE[r.decision]}]{r.decision.shown}[/] — {escape(r.reason)}")
     if r.published_answer:
         out.print()
         out.print(escape(r.published_answer))
@@ -317,7 +320,7 @@ def runs_list(ctx: click.Context, state: str | None, limit: int, as_json: bool) 
         if as_json:
             click.echo(json.dumps(r.to_json(), ensure_ascii=False, separators=(",", ":")))
         else:
-            where = r.decision or (f"next: {r.next_stage}" if r.next_stage else "")
+            where = decision_words(r.decision) or (f"next: {r.next_stage}" if r.next_stage else "")
             out.print(f"{r.run_id}  {r.state:<11} {escape(where):<24} {escape(r.question[:70])}")
 
 
@@ -338,7 +341,8 @@ def runs_show(ctx: click.Context, run_id: str, as_json: bool) -> None:
         out.print(f"  next stage: {record['next_stage']}")
     if record["outcome"]:
         out.print(
-            f"  decision: {record['outcome']['decision']} — {escape(record['outcome']['reason'])}"
+            f"  decision: {Decision(record['outcome']['decision']).shown} — "
+            f"{escape(record['outcome']['reason'])}"
         )
     for s in record["stages"]:
         out.print(_stage_line(s))
@@ -435,7 +439,7 @@ def check(ctx: click.Context, file: Path, as_json: bool) -> None:
 
 def _print_check(res: dict[str, Any]) -> None:
     out.print(
-        f"[{_DECISION_STYLE[Decision(res['decision'])]}]{res['decision']}[/] "
+        f"[{_DECISION_STYLE[Decision(res['decision'])]}]{Decision(res['decision']).shown}[/] "
         f"— {escape(res['reason'])}"
     )
     for claim in res["claims"]:
@@ -682,7 +686,8 @@ def status(ctx: click.Context) -> None:
 @click.option(
     "--sample",
     type=str,
-    help="Ingest this bundled sample archive (`sotu`) first when the archive is empty.",
+    help="When the archive is empty, prepare this bundled sample archive (`sotu`) in the "
+    "background: the workspace serves at once and shows the progress.",
 )
 @click.option(
     "--log-level",
@@ -692,22 +697,46 @@ def status(ctx: click.Context) -> None:
 )
 @click.pass_context
 def serve(ctx: click.Context, host: str, port: int, sample: str | None, log_level: str) -> None:
-    """Serve the workspace, the standards desk and the reader widget (JSON logs on stderr)."""
+    """Serve the workspace, the standards desk and the reader widget (JSON logs on stderr).
+
+    With --sample and an empty archive it serves at once and prepares the sample in the
+    background, its progress on the terminal and on every page. Ctrl-C (or SIGTERM) stops
+    it: the preparation, if any, and its processes end, nothing half-stored stays, exit 0.
+    """
+    desk = _desk(ctx)
+    line = StatusLine(sys.stderr)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        _serve(desk, line, host, port, sample, log_level)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        desk.stop_preparation()
+        line.close()
+    line.say("Stopped.")
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _serve(
+    desk: Desk, line: StatusLine, host: str, port: int, sample: str | None, log_level: str
+) -> None:
     import uvicorn
 
-    from .progress import IngestProgressBar
     from .server import create_app
     from .server.logs import configure
 
-    desk = _desk(ctx)
-    if sample and (not desk.settings.db_path.exists() or desk.store.count_documents() == 0):
-        err.print(f"The archive in {desk.settings.home} is empty: ingesting the {sample} sample.")
-        desk.prepare_embedder(_notice)
-        _print_estimate(desk.ingest_estimate(sample))
-        with IngestProgressBar(err) as bar:
-            desk.ingest_sample(sample, progress=bar.update)
-    desk.warm()  # a missing archive fails here, in one sentence, before anything listens
-    configure(log_level)
+    preparation = desk.prepare_sample(sample) if sample and desk.needs_preparation() else None
+    if preparation is None:
+        desk.warm()  # a missing archive fails here, in one sentence, before anything listens
+    stderr, sys.stderr = sys.stderr, cast(TextIO, line)
+    try:
+        configure(log_level)  # its log lines go through `line`, above the progress line
+    finally:
+        sys.stderr = stderr
     config = uvicorn.Config(
         create_app(desk, warm=False),
         host=host,
@@ -718,8 +747,23 @@ def serve(ctx: click.Context, host: str, port: int, sample: str | None, log_leve
     )
     server = uvicorn.Server(config)
     shown = f"[{host}]" if ":" in host else host
-    err.print(f"Evidence Desk is serving {desk.settings.home} at http://{shown}:{port}/")
-    server.run()
+    url = f"http://{shown}:{port}/"
+    following = threading.Event()
+    follower: threading.Thread | None = None
+    if preparation is None:
+        line.say(f"Evidence Desk is serving {desk.settings.home} at {url}")
+    else:
+        line.say(f"Serving at {url} — preparing the {sample} sample archive in the background.")
+        follower = threading.Thread(
+            target=follow, args=(preparation.progress, line, following), daemon=True
+        )
+        follower.start()
+    try:
+        server.run()
+    finally:
+        following.set()
+        if follower is not None:
+            follower.join(5)  # its last line before whatever is said next
 
 
 @main.group()

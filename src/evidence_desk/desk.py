@@ -26,10 +26,11 @@ from .agents.registry import resolve as resolve_agents
 from .archive.ingest import IngestError, IngestProgress, IngestSummary, ingest
 from .archive.loaders import iter_documents
 from .archive.results import LoadResult
-from .archive.sample import SampleError, load_sample
+from .archive.sample import SAMPLES, SampleError, load_sample
 from .clock import Clock, system_clock
-from .deskarchive import DeskArchive
+from .deskarchive import PREPARING_KEY, DeskArchive
 from .deskembed import DeskEmbedding, Estimate, ReembedSummary
+from .deskprepare import SamplePreparation, unfinished
 from .deskweb import DeskWeb, FetchReport
 from .drafts import DraftFileError, DraftInput, check_drafts, read_drafts
 from .errors import DeskError
@@ -79,6 +80,8 @@ class Desk:
     instead (tests, benches, an app that shares one embedder between desks), and `clock`,
     which every run's times and the run records' leases read (`clock.py`).
     """
+
+    _preparation: SamplePreparation | None = None  # `prepare_sample`'s, once it was called
 
     def __init__(
         self,
@@ -182,6 +185,41 @@ class Desk:
 
     # ------------------------------------------------------------------ ingest
 
+    @property
+    def given_embedder(self) -> Embedder | None:
+        """The embedder this desk was given, which its ingests embed with too (None: the
+        archive's own, with worker processes)."""
+        return self._given_embedder
+
+    def needs_preparation(self) -> bool:
+        """True when the archive holds no document, or an earlier preparation of a sample
+        stopped before its last document was stored (`deskprepare.py`)."""
+        if not self.settings.db_path.exists():
+            return True
+        return self.store.count_documents() == 0 or bool(self.store.get_meta(PREPARING_KEY))
+
+    def prepare_sample(
+        self, name: str, *, load: Callable[[], Sequence[LoadResult]] | None = None
+    ) -> SamplePreparation:
+        """Starts preparing the bundled sample `name` on a background thread and returns at
+        once (`deskprepare.py`); until it is ready, asking is refused with `ArchivePreparing`.
+        `load` reads other documents in its place (a test's small archive)."""
+        if load is None and name not in SAMPLES:
+            raise DeskError(f"Unknown sample {name!r}; available samples: {', '.join(SAMPLES)}.")
+        preparation = SamplePreparation(self, name, load=load)
+        self._preparation = preparation
+        preparation.start()
+        return preparation
+
+    @property
+    def preparation(self) -> SamplePreparation | None:
+        return self._preparation
+
+    def stop_preparation(self) -> None:
+        """Stops a preparation still under way and waits for it: nothing half-stored stays."""
+        if self._preparation is not None:
+            self._preparation.stop()
+
     def ingest(
         self, paths: Sequence[Path], progress: Callable[[IngestProgress], None] | None = None
     ) -> IngestSummary:
@@ -197,7 +235,10 @@ class Desk:
             results = list(load_sample(name))
         except SampleError as exc:
             raise DeskError(str(exc)) from exc
-        return self._ingest(results, progress)
+        summary = self._ingest(results, progress)
+        if self.store.get_meta(PREPARING_KEY) == name:  # a preparation it has finished
+            self.store.set_meta(PREPARING_KEY, "")
+        return summary
 
     def ingest_estimate(self, name: str) -> Estimate | None:
         """How long ingesting the bundled sample `name` would embed for (None: short)."""
@@ -273,7 +314,14 @@ class Desk:
 
     # ------------------------------------------------------------------ ask
 
-    def _require_archive(self) -> None:
+    def require_archive(self, question: str = "", mode: str = "quick") -> None:
+        """Refuses a question the archive cannot answer yet: empty, or still being prepared
+        (`ArchivePreparing`, carrying the question, here or in another process)."""
+        if self._preparation is not None:
+            self._preparation.require_ready(question, mode)
+        name = self.store.get_meta(PREPARING_KEY)
+        if name:
+            raise unfinished(self.settings.home, name)
         if self.store.count_documents() == 0:
             raise DeskError(
                 f"The archive in {self.settings.home} is empty: run `evidence-desk ingest PATH...` "
@@ -287,7 +335,7 @@ class Desk:
         question = question.strip()
         if not question:
             raise DeskError("The question is empty.")
-        self._require_archive()
+        self.require_archive()
         return self.pipeline.run(question, mode=mode, attachments=attachments)
 
     def ask(
@@ -298,19 +346,21 @@ class Desk:
         persist: bool = True,
         on_event: OnEvent | None = None,
         attachments: Sequence[str] = (),
+        thread: Sequence[str] = (),
     ) -> AskResult:
         """Answer `question`. With `persist` (the default) the run is stored as it goes
         (`runs list` shows it from its first moment) and its receipt is sealed, chained and
         written; `on_event(kind, stage, state)` follows it stage by stage. `attachments`:
-        snapshot ids from `attach`, sources of this run alone."""
+        snapshot ids from `attach`, sources of this run alone; `thread`: the earlier
+        questions of its conversation, oldest first (stored runs only)."""
         if not persist:
             receipt = self.run(question, mode=mode, attachments=attachments)
             return AskResult(receipt.model_dump(mode="json"), None)
         question = question.strip()
         if not question:
             raise DeskError("The question is empty.")
-        self._require_archive()
-        state = self.pipeline.opening(question, mode, attachments)
+        self.require_archive()
+        state = self.pipeline.opening(question, mode, attachments, thread=thread)
         self._executor.start(
             state,
             self.pipeline.deps(),
@@ -326,14 +376,17 @@ class Desk:
         mode: str = "quick",
         also: Callable[[sqlite3.Connection, str], None] | None = None,
         attachments: Sequence[str] = (),
+        thread: Sequence[str] = (),
     ) -> str:
         """Open a run and return its id at once, queued; `execute` runs it (the web app's
-        executor). `also(db)` is written in the transaction that opens it (its reader)."""
+        executor). `also(db)` is written in the transaction that opens it (its reader);
+        `thread`: the earlier questions of its conversation, oldest first, stored with the
+        run so a resumed run plans against them too."""
         question = question.strip()
         if not question:
             raise DeskError("The question is empty.")
-        self._require_archive()
-        state = self.pipeline.opening(question, mode, attachments)
+        self.require_archive(question, mode)
+        state = self.pipeline.opening(question, mode, attachments, thread=thread)
         run_id = state.run_id
         self._executor.open(state, also=None if also is None else lambda db: also(db, run_id))
         return run_id
@@ -350,7 +403,11 @@ class Desk:
     def warm(self) -> None:
         """Open every part a run needs now, in this thread, so concurrent runs share them
         (the web app calls this before it serves)."""
-        self._require_archive()
+        self.require_archive()
+        self.open_parts()
+
+    def open_parts(self) -> None:
+        """`warm` without asking whether the archive is ready (a preparation's last step)."""
         self.archive.refresh()
         _ = self.pipeline, self.key, self._executor, self.workspace
         self.embedder.embed(["warm"])
@@ -491,7 +548,7 @@ class Desk:
             items = read_drafts(path)
         except DraftFileError as exc:
             raise DeskError(str(exc)) from exc
-        self._require_archive()
+        self.require_archive()
         drafts = [d for d in items if isinstance(d, DraftInput)]
         checked = iter(
             check_drafts(drafts, self.store, self.agents.auditor, self.policy, self.settings)
@@ -556,7 +613,7 @@ class Desk:
                 questions = load_questions(questions)
             except QuestionFileError as exc:
                 raise DeskError(str(exc)) from exc
-        self._require_archive()
+        self.require_archive()
 
         def text_of(doc_id: str) -> str | None:
             doc = self.store.get_document(doc_id)

@@ -3,6 +3,10 @@
 It joins the store (documents, passages: the source of truth) with the hybrid index
 (derived, rebuilt whenever the store's generation has moved on) and the query embedder.
 Everything derived from the store is cached per store generation.
+
+An archive whose meta carries the `preparing` mark is being stored by a background
+preparation (`deskprepare.py`): some of its documents are there, not all. It is never
+searched: a run that reaches it anyway (the desk refuses to open one) fails in one sentence.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from .settings import Settings
 from .store.snapshots import SNAPSHOT_PREFIXES
 from .store.sqlite import ArchiveStore
 from .types import Document, Hit, TimeWindow
+
+PREPARING_KEY = "preparing"  # archive meta: the sample whose documents are being stored
 
 
 @contextmanager
@@ -95,6 +101,8 @@ class DeskArchive:
         )
 
     def _current(self) -> HybridIndex:
+        if self.store.get_meta(PREPARING_KEY):
+            raise LookupError("The archive is still being prepared: ask again once it is ready.")
         with self._lock:
             index = self.refresh()
             if index is None:

@@ -10,13 +10,20 @@ embedded enough passages records its rate (passages/s) for its embedder and work
 `<cache>/embed-rates.json`; the next estimate uses the latest one. With no rate recorded yet,
 the estimate times a small probe of the job's own texts in this process (a few seconds,
 model load excluded) and scales it by the number of workers, less a tenth.
+
+Child processes (embedding workers, the one-time model build) ignore SIGINT: Ctrl-C in a
+terminal reaches the whole process group, and it is the parent that decides how its
+children end (it terminates them), so none of them dies mid-chunk printing a traceback.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import multiprocessing
 import os
+import signal
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -112,10 +119,22 @@ def worker_embedder(
     threads: int | None = None,
 ) -> TokenEmbedder:
     """Builds the named embedder inside a worker process (picklable through `partial`)."""
+    if multiprocessing.parent_process() is not None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent ends its workers
     settings = Settings(
         cache_dir=Path(models), embed_precision=precision, embed_batch_size=batch_size
     )
     return make_embedder(name, settings, threads=threads)
+
+
+def _build_model(name: str, models: str, precision: str, batch_size: int) -> None:
+    """A child process's whole work: build `name`'s model file (`DeskEmbedding.build_apart`).
+    Terminated, it exits through `SystemExit`, so its temporary build files are removed."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    embedder = worker_embedder(name, models, precision, batch_size)
+    ensure = getattr(embedder, "ensure_built", None)
+    if ensure is not None:
+        ensure()
 
 
 class DeskEmbedding:
@@ -163,14 +182,54 @@ class DeskEmbedding:
         silence before an ingest's estimate or first progress. (An int8 build makes the fp32
         file the judge uses too.)"""
         embedder = make_embedder(name, self.settings)
-        if not isinstance(embedder, OnnxEmbedder) or embedder.is_built():
+        sentence = self.build_notice(name)
+        if sentence is None or not isinstance(embedder, OnnxEmbedder):
             return
+        notice(sentence)
+        embedder.ensure_built()
+
+    def build_notice(self, name: str) -> str | None:
+        """What building `name`'s model file means, when this machine has none yet (else
+        None: nothing to build)."""
+        embedder = make_embedder(name, self.settings)
+        if not isinstance(embedder, OnnxEmbedder) or embedder.is_built():
+            return None
         quantised = " and quantised to int8" if name == "onnx-int8" else ""
-        notice(
+        return (
             f"Preparing {describe_embedder(embedder)} on this machine, once: the shipped "
             f"weights are exported to ONNX{quantised} and checked (about half a minute)."
         )
-        embedder.ensure_built()
+
+    def build_apart(self, name: str, stopped: Callable[[], bool], poll: float = 0.2) -> bool:
+        """Builds `name`'s model file in a child process, so that `stopped()` turning true
+        ends the build at once (the child is terminated; a build is renamed into place whole
+        or not at all, `onnxbuild.py`) instead of after the export's half minute. False when
+        stopped; a failed build is a `DeskError`, its traceback on stderr."""
+        s = self.settings
+        child = multiprocessing.get_context("spawn").Process(
+            target=_build_model,
+            args=(name, str(models_home(s)), s.embed_precision, s.embed_batch_size),
+            name="evidence-desk-build",
+            daemon=True,
+        )
+        child.start()
+        try:
+            while child.is_alive():
+                if stopped():
+                    child.terminate()
+                    child.join(10)
+                    return False
+                child.join(poll)
+        finally:
+            if child.is_alive():
+                child.kill()
+                child.join()
+        if child.exitcode != 0:
+            raise DeskError(
+                f"Building the {name} embedder failed (exit status {child.exitcode}); "
+                "see the error above."
+            )
+        return True
 
     def bulk(self, name: str, on_restart: Callable[[str], None] | None = None) -> ParallelEmbedder:
         """Worker processes running `name`, its model file built first (once per cache)."""
@@ -190,9 +249,12 @@ class DeskEmbedding:
 
     # ------------------------------------------------------------------ estimates
 
-    def to_embed(self, results: Sequence[LoadResult], name: str) -> dict[str, str]:
-        """Texts an ingest of `results` would have to embed with `name` (by hash): the
-        passages that neither the archive nor the embedding cache holds a vector for."""
+    def to_embed(
+        self, results: Sequence[LoadResult], name: str, embedder: Embedder | None = None
+    ) -> dict[str, str]:
+        """Texts an ingest of `results` would have to embed with `name` (or with `embedder`
+        itself, when given) by hash: the passages that neither the archive nor the
+        embedding cache holds a vector for."""
         s = self.settings
         texts: dict[str, str] = {}
         for result in results:
@@ -200,7 +262,7 @@ class DeskEmbedding:
                 for p in chunk(result.document, s.passage_words, s.passage_max_words):
                     texts.setdefault(sha256_text(p.text), p.text)
         rec = recorded(self.store)
-        probe = make_embedder(name, s)
+        probe = embedder or make_embedder(name, s)
         if rec is not None and same_vectors(rec, probe):
             for digest in self.store.vectors_for_text_hashes(list(texts)):
                 texts.pop(digest, None)
@@ -226,21 +288,32 @@ class DeskEmbedding:
         return self.estimate(texts, name, scale, counted)
 
     def estimate(
-        self, texts: Sequence[str], name: str, scale: float = 1.0, counted: str = ""
+        self,
+        texts: Sequence[str],
+        name: str,
+        scale: float = 1.0,
+        counted: str = "",
+        *,
+        probe: bool = True,
     ) -> Estimate | None:
         """How long embedding `texts` with `name` takes here; None for a short job. `texts`
-        may be a sample standing for `scale` times as many (`counted` says how it was made)."""
+        may be a sample standing for `scale` times as many (`counted` says how it was made).
+        Without `probe`, only a rate on record answers (the probe loads the model)."""
         passages = round(len(texts) * scale)
         if passages < LONG_JOB:
             return None
         workers = resolve_workers(self.settings.embed_workers)
-        probe = make_embedder(name, self.settings)
+        embedder = make_embedder(name, self.settings)
         rate = self._recorded_rate(name, workers)
         basis = "the rate of the last ingest on this machine"
+        if rate is None and not probe:
+            return None
         if rate is None:
-            rate = self._probe_rate(probe, texts) * workers * 0.9
+            rate = self._probe_rate(embedder, texts) * workers * 0.9
             basis = f"a {PROBE}-passage probe, scaled to {workers} workers"
-        return Estimate(passages, passages / rate, rate, describe_embedder(probe), basis, counted)
+        return Estimate(
+            passages, passages / rate, rate, describe_embedder(embedder), basis, counted
+        )
 
     def record_rate(self, name: str, passages: int, seconds: float) -> None:
         """Remembers how fast `name` embedded a job of `passages` (ignored when short)."""

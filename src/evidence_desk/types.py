@@ -113,6 +113,22 @@ class Plan(Frozen):
     )
     kind: Literal["factoid", "temporal", "comparison"] = "factoid"
     mode: Literal["quick", "deep"] = "quick"
+    resolved_question: str | None = Field(
+        None,
+        description="A follow-up as the planner understood it, self-contained (its pronouns "
+        "and elided subject filled in from an earlier question of the conversation); None when "
+        "the question was planned as asked.",
+    )
+    resolved_from: str | None = Field(
+        None,
+        description="The earlier question of the conversation the follow-up was resolved "
+        "against; None when the question was planned as asked.",
+    )
+    resolved_subject: str | None = Field(
+        None,
+        description="What the follow-up took from that earlier question: the person (as the "
+        "reader named them) or the topic its pronoun or elided subject stands for.",
+    )
 
 
 # --------------------------------------------------------------------------- retrieval
@@ -263,10 +279,38 @@ class Verdict(StrEnum):
 
 
 class Decision(StrEnum):
+    """The gate's four decisions. JSON carries the code; people read `words`, with the code
+    beside them (`shown`), in the command line and on the web alike."""
+
     AUTO_CLEARED = "AUTO_CLEARED"
     PUBLISHED_AFTER_PRUNING = "PUBLISHED_AFTER_PRUNING"
     HELD_FOR_REVIEW = "HELD_FOR_REVIEW"
     OUTSIDE_COVERAGE = "OUTSIDE_COVERAGE"
+
+    @property
+    def words(self) -> str:
+        return DECISION_WORDS[self]
+
+    @property
+    def shown(self) -> str:
+        """`Published (AUTO_CLEARED)`: the plain words and the code."""
+        return f"{self.words} ({self.value})"
+
+
+DECISION_WORDS = {
+    Decision.AUTO_CLEARED: "Published",
+    Decision.PUBLISHED_AFTER_PRUNING: "Published after pruning",
+    Decision.HELD_FOR_REVIEW: "Held for review",
+    Decision.OUTSIDE_COVERAGE: "Outside coverage",
+}
+
+
+def decision_words(code: str | None) -> str:
+    """The plain words for a decision code; an unknown or missing code as it is."""
+    try:
+        return Decision(code or "").words
+    except ValueError:
+        return code or ""
 
 
 class Draft(Frozen):

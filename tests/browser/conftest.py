@@ -18,6 +18,7 @@ import os
 import re
 from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -76,21 +77,65 @@ def artifacts_dir() -> Path:
     return ARTIFACTS
 
 
+class ConsoleErrors(list[str]):
+    """The errors a page logged: console messages of type `error` and uncaught exceptions."""
+
+    def watch(self, page: Page) -> None:
+        def on_console(message: Any) -> None:
+            if message.type == "error":
+                where = (message.location or {}).get("url", "")
+                self.append(f"console error: {message.text} ({where})")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda exc: self.append(f"uncaught: {exc}"))
+
+
+def _check_console(request: pytest.FixtureRequest, errors: ConsoleErrors) -> None:
+    """A test that passed fails when its page logged an error, unless it is marked
+    `console_errors(pattern)` and every error matches the pattern."""
+    call = getattr(request.node, "report_call", None)
+    if call is None or not call.passed:
+        return
+    marker = request.node.get_closest_marker("console_errors")
+    allowed = re.compile(marker.args[0]) if marker else None
+    unexpected = [e for e in errors if allowed is None or not allowed.search(e)]
+    if unexpected:
+        pytest.fail("the page logged errors:\n" + "\n".join(unexpected), pytrace=False)
+
+
 @pytest.fixture
-def page(browser: Browser, artifacts_dir: Path, request: pytest.FixtureRequest) -> Iterator[Page]:
+def console_errors() -> ConsoleErrors:
+    return ConsoleErrors()
+
+
+@pytest.fixture
+def page(
+    browser: Browser,
+    artifacts_dir: Path,
+    request: pytest.FixtureRequest,
+    console_errors: ConsoleErrors,
+) -> Iterator[Page]:
     """A page in a fresh context (viewport 1280x900) that keeps the app's
-    Content-Security-Policy; screenshotted into `artifacts_dir` when the test fails."""
+    Content-Security-Policy; screenshotted into `artifacts_dir` when the test fails, and
+    failed when it logged a console error (`_check_console`)."""
     with browser_page(browser) as opened:
+        console_errors.watch(opened)
         yield opened
         call = getattr(request.node, "report_call", None)
         if call is not None and call.failed:
             name = re.sub(r"[^\w.-]+", "_", request.node.nodeid)
             opened.screenshot(path=artifacts_dir / f"{name}-failed.png", full_page=True)
+    _check_console(request, console_errors)
 
 
 @pytest.fixture
-def axe_page(browser: Browser) -> Iterator[Page]:
+def axe_page(
+    browser: Browser, request: pytest.FixtureRequest, console_errors: ConsoleErrors
+) -> Iterator[Page]:
     """A page whose context ignores Content-Security-Policy (`bypass_csp=True`), so that
-    `axe_violations` can inject axe-core; for accessibility checks only."""
+    `axe_violations` can inject axe-core; for accessibility checks only. Console errors
+    fail it too."""
     with browser_page(browser, bypass_csp=True) as opened:
+        console_errors.watch(opened)
         yield opened
+    _check_console(request, console_errors)

@@ -84,6 +84,7 @@ APP = Starlette(
         Route("/", good),
         Route("/broken", broken),
         Route("/pixel.png", pixel),
+        Route("/favicon.ico", pixel),  # a browser asks for one: a 404 would be a console error
         Route("/state", state),
     ],
     lifespan=lifespan,
@@ -96,14 +97,17 @@ def base_url() -> Iterator[str]:
         yield url
 
 
+@pytest.mark.console_errors("Content Security Policy")
 def test_a_click_runs_the_nonced_script_only(
-    page: Page, base_url: str, artifacts_dir: Path
+    page: Page, base_url: str, artifacts_dir: Path, console_errors: list[str]
 ) -> None:
     response = page.goto(base_url)
     assert response is not None and response.headers["content-security-policy"] == CSP
     page.get_by_role("button", name="Show the answer").click()
     expect(page.locator("#answer")).to_have_text("Clicked, and the script ran.")
     assert page.evaluate("() => window.unguarded") is None  # blocked by the policy
+    # the blocked script is logged, and the page fixture sees it (any other error fails)
+    assert any("Content Security Policy" in e for e in console_errors), console_errors
     shot = artifacts_dir / "smoke-clicked.png"
     page.screenshot(path=shot, full_page=True)
     assert shot.stat().st_size > 0
@@ -129,6 +133,7 @@ def test_an_image_link_without_alt_is_found(axe_page: Page, base_url: str) -> No
     assert axe_violations(axe_page, impacts=("minor",)) == []
 
 
+@pytest.mark.console_errors("Content Security Policy")  # the page's unnonced script
 def test_axe_needs_a_page_that_ignores_the_policy(page: Page, base_url: str) -> None:
     page.goto(base_url)
     with pytest.raises(RuntimeError, match="bypass_csp=True"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,10 @@ def test_ask_prints_answer_sources_and_receipt_path(home: Path, embedding_cache:
     assert res.exit_code == 0, res.stderr
     assert "Peace Corps" in res.stdout and "[S1]" in res.stdout
     assert "Sources:" in res.stdout and "presidency.ucsb.edu" in res.stdout
+    # the web's words for the decision, with the code beside them
+    assert re.search(
+        r"Published( after pruning)? \((AUTO_CLEARED|PUBLISHED_AFTER_PRUNING)\) — ", res.stdout
+    )
     receipt_line = [ln for ln in res.stdout.splitlines() if ln.startswith("Receipt: ")]
     assert receipt_line and Path(receipt_line[0].split(": ", 1)[1]).exists()
 

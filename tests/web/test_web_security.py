@@ -120,9 +120,11 @@ ROUTES: tuple[Row, ...] = (
     # ---- the app, the reader's pages and API (reader.py, auth.py, app.py)
     row("GET", "/", PUBLIC),
     row("GET", "/healthz", PUBLIC),
+    row("GET", "/favicon.ico", PUBLIC),
     row("GET", "/api/openapi.json", PUBLIC),
     row("GET", "/api/docs", PUBLIC),
     row("GET", "/api/setup", PUBLIC),
+    row("GET", "/api/preparing", PUBLIC),
     row("GET", "/signin", PUBLIC),
     row(
         "POST",

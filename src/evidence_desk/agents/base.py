@@ -205,11 +205,23 @@ class RunBudget:
 
 
 class Planner(Protocol):
-    """Turns a question into sub-questions, time windows and at most 3 queries."""
+    """Turns a question into sub-questions, time windows and at most 3 queries.
+
+    `earlier`: the questions asked before it in the same conversation, oldest first (data,
+    like the question): a follow-up's pronouns and elided subject are resolved against them,
+    and the plan records what was resolved (`Plan.resolved_question`). A run asked outside
+    a conversation passes none (and may call a planner without the argument).
+    """
 
     engine_id: str
 
-    def plan(self, question: str, profile: ArchiveProfile, budget: RunBudget) -> Advice[Plan]: ...
+    def plan(
+        self,
+        question: str,
+        profile: ArchiveProfile,
+        budget: RunBudget,
+        earlier: Sequence[str] = (),
+    ) -> Advice[Plan]: ...
 
 
 class Answerer(Protocol):

@@ -168,10 +168,13 @@ def anchor_plan(model: Plan, code: Plan) -> Plan:
     archive knows, each with its period), its kind, sub-questions and windows are kept and
     the model contributes only its queries: a model cannot drop or widen a period the
     question states, so the coverage check that an empty period triggers stays in force.
+    What code resolved in a follow-up (`resolved_question`, `resolved_from`,
+    `resolved_subject`) is recorded either way; its key terms are the resolved question's.
     """
     if code.time_windows:
         return code.model_copy(update={"queries": model.queries or code.queries})
-    return model.model_copy(update={"key_terms": code.key_terms})
+    resolved = code.model_dump(include={"resolved_question", "resolved_from", "resolved_subject"})
+    return model.model_copy(update={"key_terms": code.key_terms, **resolved})
 
 
 def plan_output(plan: Plan) -> PlanOut:

@@ -171,12 +171,21 @@ class AgentPlanner(_Role[PlanOut]):
         """What code reads in the question."""
         return OfflinePlanner()
 
-    def plan(self, question: str, profile: ArchiveProfile, budget: RunBudget) -> Advice[Plan]:
+    def plan(
+        self,
+        question: str,
+        profile: ArchiveProfile,
+        budget: RunBudget,
+        earlier: Sequence[str] = (),
+    ) -> Advice[Plan]:
+        """`earlier`: the conversation's earlier questions, oldest first: in the prompt as
+        data (`prompts.thread_block`), and what code resolves a follow-up against."""
         today = datetime.now(UTC).date().isoformat()
-        prompt = prompts.plan_prompt(question, profile, today)
-        with structured_request(PlanRequest(question, profile)):
+        earlier = tuple(earlier)
+        prompt = prompts.plan_prompt(question, profile, today, earlier)
+        with structured_request(PlanRequest(question, profile, earlier)):
             out, usage = self._call.call(prompt, budget)
-        code = self._rules.plan(question, profile)
+        code = self._rules.plan(question, profile, earlier)
         return Advice(anchor_plan(to_plan(out, code.key_terms), code), usage)
 
 

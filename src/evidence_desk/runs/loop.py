@@ -34,7 +34,7 @@ from .stages import STAGE_FUNCTIONS, Deps, StageFunction, run_stage
 from .state import RunState
 
 OnEvent = Callable[[str, str, RunState], None]
-OPENING_FIELDS = {"run_id", "created_at", "question", "mode", "attachments"}
+OPENING_FIELDS = {"run_id", "created_at", "question", "mode", "attachments", "thread"}
 
 
 def quiet(kind: str, stage: str, state: RunState) -> None:

@@ -102,13 +102,21 @@ class Pipeline:
         )
 
     def opening(
-        self, question: str, mode: str = "quick", attachments: Sequence[str] = ()
+        self,
+        question: str,
+        mode: str = "quick",
+        attachments: Sequence[str] = (),
+        *,
+        thread: Sequence[str] = (),
     ) -> RunState:
         """A new run's state: its id and time minted now, before any stage. `attachments`:
-        snapshot ids of files the reader attached (`Desk.attach`)."""
+        snapshot ids of files the reader attached (`Desk.attach`); `thread`: the earlier
+        questions of its conversation, oldest first (what a follow-up is planned against)."""
         kind: Mode = "deep" if mode == "deep" else "quick"
         now = self.clock()
-        return RunState.opening(new_run_id(now), iso_us(now), question, kind, attachments)
+        return RunState.opening(
+            new_run_id(now), iso_us(now), question, kind, attachments, thread=thread
+        )
 
     def gather(self, question: str, *, mode: str = "quick") -> Gathered:
         """The stages before any agent writes: plan, retrieve, select, coverage."""

@@ -27,6 +27,22 @@ DISPLAY_STATES = (
     "cancelled",
 )
 
+# What a person reads for each display state (the decisions' words, `Decision.words`).
+STATE_WORDS = {
+    "queued": "Waiting to start",
+    "running": "Running",
+    "interrupted": "Interrupted",
+    "published": Decision.AUTO_CLEARED.words,
+    "held": Decision.HELD_FOR_REVIEW.words,
+    "outside": Decision.OUTSIDE_COVERAGE.words,
+    "cancelled": "Cancelled",
+}
+
+
+def state_words(state: str) -> str:
+    return STATE_WORDS.get(state, state)
+
+
 _BY_DECISION = {
     Decision.AUTO_CLEARED.value: "published",
     Decision.PUBLISHED_AFTER_PRUNING.value: "published",

@@ -276,7 +276,11 @@ def _failed(stage: str, failure: AgentFailure, updates: Mapping[str, Any]) -> St
 
 def plan_stage(state: RunState, deps: Deps) -> Step:
     try:
-        advice = deps.planner.plan(state.question, deps.archive.profile(), deps.budget)
+        profile = deps.archive.profile()
+        if state.thread:
+            advice = deps.planner.plan(state.question, profile, deps.budget, earlier=state.thread)
+        else:  # a lone question is asked as before conversations (any planner takes it)
+            advice = deps.planner.plan(state.question, profile, deps.budget)
     except AgentFailure as failure:
         return _failed("plan", failure, {"plan": fallback_plan(state.question, state.mode)})
     plan = advice.value

@@ -42,6 +42,9 @@ from ..types import (
 
 Mode = Literal["quick", "deep"]
 
+# A follow-up's planner sees at most this many earlier questions of its conversation.
+MAX_THREAD = 4
+
 # The stages in order. A run that ends early (outside coverage, a failed agent) jumps to
 # "gate"; "publish" seals, signs and stores the receipt. "discover" (web search) runs only
 # with a search provider, "read" only with one or with attached files (`runs/web.py`).
@@ -115,6 +118,11 @@ class RunState(Frozen):
     attachments: tuple[str, ...] = Field(
         (), description="Snapshot ids of the files attached to the question (its own sources)."
     )
+    thread: tuple[str, ...] = Field(
+        (),
+        description="The earlier questions of the conversation the run was asked in, oldest "
+        f"first, at most {MAX_THREAD}: what the planner resolves a follow-up against.",
+    )
     next_stage: str | None = "plan"
     plan: Plan | None = None
     hits: tuple[tuple[Hit, ...], ...] | None = Field(
@@ -156,13 +164,18 @@ class RunState(Frozen):
         question: str,
         mode: Mode,
         attachments: Sequence[str] = (),
+        *,
+        thread: Sequence[str] = (),
     ) -> RunState:
+        """A new run's opening fields; `thread` keeps its last `MAX_THREAD` questions."""
+        earlier = tuple(q.strip() for q in thread if q.strip())
         return cls(
             run_id=run_id,
             created_at=created_at,
             question=question,
             mode=mode,
             attachments=tuple(attachments),
+            thread=earlier[-MAX_THREAD:],
         )
 
     @classmethod

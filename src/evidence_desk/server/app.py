@@ -5,6 +5,11 @@ editors (`editor.py`) and the widget (`widget.py`), the templates and static fil
 run executor (`jobs.py`). The app talks only to the desk and its workspace. Every refusal is
 one sentence: a JSON `{"error": ...}` for the API (paths under `/api/`) and for anything
 that asked for JSON, a small page otherwise.
+
+A desk still preparing its archive (`serve --sample` on an empty data directory,
+`deskprepare.py`) serves at once: every page shows the progress (`preparing.py`), a
+question asked meanwhile is a 503 saying how long is left (its page keeps the question in
+its form), and the runs interrupted before wait until the archive is ready.
 """
 
 from __future__ import annotations
@@ -23,10 +28,15 @@ from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
+from ..deskprepare import ArchivePreparing
 from ..errors import DeskError
+from ..runs.records import state_words
+from ..types import decision_words
 from ..workspace.errors import WorkspaceError
+from .context import current
 from .jobs import RunExecutor
 from .logs import log
+from .preparing import shown
 from .reader import ViewCache
 from .security import BodyTooLarge, Guard
 
@@ -42,6 +52,8 @@ def templates() -> Jinja2Templates:
     t.env.autoescape = True
     t.env.trim_blocks = True
     t.env.lstrip_blocks = True
+    # one vocabulary for decisions and states, the command line's too
+    t.env.globals.update(decision_words=decision_words, state_words=state_words)
     return t
 
 
@@ -79,7 +91,35 @@ def _validation_sentence(exc: RequestValidationError) -> str:
     return f"The field {where}: {message}." if where else f"The request is invalid: {message}."
 
 
+async def not_ready(request: Request, exc: ArchivePreparing) -> Response:
+    """The 503 for a question asked before the archive is ready: the sentence with the time
+    left, as JSON (with the progress) or as a page whose form keeps the question."""
+    eta = exc.progress.eta if exc.progress is not None and exc.progress.eta else 30.0
+    headers = {"retry-after": str(int(min(max(eta, 5.0), 300.0))), "cache-control": "no-store"}
+    if wants_json(request):
+        body = {
+            "error": str(exc),
+            "preparing": None if exc.progress is None else exc.progress.to_json(),
+        }
+        return JSONResponse(body, status_code=503, headers=headers)
+    who = await current(request)
+    page = request.app.state.templates.get_template("error.html").render(
+        status=503,
+        message=str(exc),
+        request=request,
+        who=who,
+        csrf=who.csrf if who else "",
+        asked=exc.question,
+        asked_mode=exc.mode,
+    )
+    return HTMLResponse(page, status_code=503, headers=headers)
+
+
 def install_errors(app: FastAPI) -> None:
+    @app.exception_handler(ArchivePreparing)
+    async def preparing(request: Request, exc: ArchivePreparing) -> Response:
+        return await not_ready(request, exc)
+
     @app.exception_handler(WorkspaceError)
     async def workspace_error(request: Request, exc: WorkspaceError) -> Response:
         return refusal(request, exc.status, str(exc))
@@ -114,15 +154,23 @@ def create_app(desk: Desk, *, run_threads: int = 2, warm: bool = True) -> FastAP
     """The web app over `desk`. When it starts, runs whose worker died resume, and with
     `warm` the desk's parts open first (`serve` warms the desk itself, before it listens)."""
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if warm:
-            await run_in_threadpool(desk.warm)
-        resumed = await run_in_threadpool(app.state.runs.resume_interrupted)
+    def resume() -> None:
+        resumed = app.state.runs.resume_interrupted()
         if resumed:
             log("resumed interrupted runs", runs=resumed)
-        log("serving", home=str(desk.settings.home))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        preparation = desk.preparation
+        if preparation is None:
+            if warm:
+                await run_in_threadpool(desk.warm)
+            await run_in_threadpool(resume)
+        else:  # it opens the desk's parts itself, as its last step
+            preparation.when_ready(resume)
+        log("serving", home=str(desk.settings.home), preparing=preparation is not None)
         yield
+        await run_in_threadpool(desk.stop_preparation)
         app.state.runs.shutdown()
 
     app = FastAPI(
@@ -137,16 +185,27 @@ def create_app(desk: Desk, *, run_threads: int = 2, warm: bool = True) -> FastAP
     app.state.desk = desk
     app.state.runs = RunExecutor(desk, run_threads)
     app.state.templates = templates()
+    app.state.templates.env.globals["archive_preparing"] = lambda: shown(desk)
     app.state.views = ViewCache()
     install_errors(app)
 
-    from . import auth, editor, reader, widget
+    from . import auth, editor, preparing, reader, widget
 
+    app.include_router(preparing.router)
     app.include_router(reader.router)
     app.include_router(auth.router)
     app.include_router(editor.router)
     app.include_router(widget.router)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        """The icon, for a browser that asks for it where no page names it (a JSON view)."""
+        return Response(
+            (HERE / "static" / "favicon.svg").read_bytes(),
+            media_type="image/svg+xml",
+            headers={"cache-control": "public, max-age=86400"},
+        )
 
     @app.get("/healthz", tags=["operations"], summary="Health")
     async def health() -> dict[str, Any]:

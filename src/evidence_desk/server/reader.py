@@ -176,6 +176,7 @@ async def run_page(request: Request, run_id: str, who: Reader) -> HTMLResponse:
             stages=stage_rows(events),
             live=run.state in LIVE,
             conversation=conv,
+            followup_hint=await run_in_threadpool(ws.followup_hint, conv),
         )
         body = html.encode()
         if key:
@@ -198,7 +199,8 @@ async def source_page(request: Request, run_id: str, source_id: str, who: Reader
 async def thread_page(request: Request, conv_id: str, who: Reader) -> HTMLResponse:
     ws = workspace_of(request)
     thread = await run_in_threadpool(ws.thread, who.user, conv_id)
-    return page(request, "thread.html", who, thread=thread)
+    hint = await run_in_threadpool(ws.followup_hint, thread.conversation)
+    return page(request, "thread.html", who, thread=thread, followup_hint=hint)
 
 
 @router.get("/runs/{run_id}/receipts/{receipt_id}", tags=["reader"], summary="Download a receipt")

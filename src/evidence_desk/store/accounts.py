@@ -62,10 +62,32 @@ class Session:
 
 @dataclass(frozen=True)
 class Conversation:
+    """A reader's thread of runs; `recent_questions`: its latest questions, oldest first
+    (what a follow-up asked in it is planned against)."""
+
     conv_id: str
     owner_id: str
     created_at: str
     title: str
+    recent_questions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """A conversation as its owner's list shows it: how many questions it holds and where
+    its latest run is (its mode, status, decision, the editor's closing review action, and
+    when it was asked); the latest-run fields are None for a conversation with no run."""
+
+    conv_id: str
+    owner_id: str
+    created_at: str
+    title: str
+    questions: int
+    mode: str | None
+    status: str | None
+    decision: str | None
+    review: ReviewAction | None
+    asked_at: str | None
 
 
 @dataclass(frozen=True)
@@ -229,22 +251,51 @@ def new_conversation(
     return conv
 
 
-def conversation(db: sqlite3.Connection, conv_id: str, owner_id: str) -> Conversation | None:
+def conversation(
+    db: sqlite3.Connection, conv_id: str, owner_id: str, recent: int = 4
+) -> Conversation | None:
+    """The conversation if `owner_id` owns it, with its last `recent` questions."""
     row = db.execute(
         "SELECT conv_id, owner_id, created_at, title FROM conversations "
         "WHERE conv_id = ? AND owner_id = ?",
         (conv_id, owner_id),
     ).fetchone()
-    return None if row is None else Conversation(*row)
+    if row is None:
+        return None
+    asked = db.execute(
+        "SELECT r.question FROM run_owners o JOIN runs r ON r.run_id = o.run_id "
+        "WHERE o.conv_id = ? ORDER BY o.asked_at DESC, o.run_id DESC LIMIT ?",
+        (conv_id, max(recent, 0)),
+    ).fetchall()
+    return Conversation(row[0], row[1], row[2], row[3], tuple(q for (q,) in reversed(asked)))
 
 
-def conversations_of(db: sqlite3.Connection, owner_id: str, limit: int) -> list[Conversation]:
+# The latest run of each conversation, and the review that closed it (if it was held).
+_LATEST = (
+    "SELECT o.run_id FROM run_owners o WHERE o.conv_id = c.conv_id "
+    "ORDER BY o.asked_at DESC, o.run_id DESC LIMIT 1"
+)
+_CLOSING_REVIEW = (
+    "SELECT v.action FROM reviews v WHERE v.held_run_id = r.run_id AND (v.action IN "
+    "('approved', 'rejected') OR (v.action = 'edited' AND v.receipt_run_id IS NOT NULL)) "
+    "ORDER BY v.at DESC LIMIT 1"
+)
+
+
+def conversations_of(
+    db: sqlite3.Connection, owner_id: str, limit: int
+) -> list[ConversationSummary]:
+    """The owner's conversations, newest first, each with its latest run (one query)."""
     rows = db.execute(
-        "SELECT conv_id, owner_id, created_at, title FROM conversations WHERE owner_id = ? "
-        "ORDER BY created_at DESC LIMIT ?",
+        "SELECT c.conv_id, c.owner_id, c.created_at, c.title, "
+        "(SELECT COUNT(*) FROM run_owners n WHERE n.conv_id = c.conv_id), "
+        f"r.mode, r.status, r.decision, ({_CLOSING_REVIEW}), l.asked_at "
+        f"FROM conversations c LEFT JOIN run_owners l ON l.run_id = ({_LATEST}) "
+        "LEFT JOIN runs r ON r.run_id = l.run_id "
+        "WHERE c.owner_id = ? ORDER BY c.created_at DESC LIMIT ?",
         (owner_id, limit),
     )
-    return [Conversation(*r) for r in rows]
+    return [ConversationSummary(*r) for r in rows]
 
 
 _OWNED = "run_id, owner_id, conv_id, channel, asked_at"
@@ -442,12 +493,14 @@ class Accounts:
         with self._write() as db:
             return new_conversation(db, self.clock(), owner_id, title)
 
-    def conversation(self, conv_id: str, owner_id: str) -> Conversation | None:
-        """The conversation if `owner_id` owns it (another owner's reads as missing)."""
+    def conversation(self, conv_id: str, owner_id: str, recent: int = 4) -> Conversation | None:
+        """The conversation if `owner_id` owns it (another owner's reads as missing), with
+        its last `recent` questions, oldest first."""
         with self._read() as db:
-            return conversation(db, conv_id, owner_id)
+            return conversation(db, conv_id, owner_id, recent)
 
-    def conversations(self, owner_id: str, limit: int = 50) -> list[Conversation]:
+    def conversations(self, owner_id: str, limit: int = 50) -> list[ConversationSummary]:
+        """The owner's conversations, newest first, each with its latest run's state."""
         with self._read() as db:
             return conversations_of(db, owner_id, limit)
 

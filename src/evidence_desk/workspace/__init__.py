@@ -25,6 +25,7 @@ from ..store.runs import StoredEvent
 from .errors import Forbidden, NotFound, TooLarge, WorkspaceError, shown
 from .people import People
 from .review import ReviewResult, StandardsDesk
+from .threads import ThreadSummary, followup_hint, thread_summary
 from .views import (
     AnswerView,
     SourceView,
@@ -129,10 +130,14 @@ class Workspace:
             raise WorkspaceError(f"Unknown mode {mode!r}: use quick or deep.")
         if len(files) > MAX_ATTACHMENTS:
             raise WorkspaceError(f"Attach at most {MAX_ATTACHMENTS} files to one question.")
+        thread: tuple[str, ...] = ()  # a follow-up's planner reads the questions before it
         if conv_id is not None:
-            if self.accounts.conversation(conv_id, user.user_id) is None:
+            asked_in = self.accounts.conversation(conv_id, user.user_id)
+            if asked_in is None:
                 raise NotFound("There is no such conversation.")
+            thread = asked_in.recent_questions
         elif channel == "workspace":
+            self.desk.require_archive(question, mode)  # a refused question opens no thread
             conv_id = self.accounts.new_conversation(user.user_id, question[:120]).conv_id
         owner, conv = user.user_id, conv_id
 
@@ -143,7 +148,9 @@ class Workspace:
             attachments = [self.desk.web.attach_bytes(name, body) for name, body in files]
         except DeskError as exc:
             raise WorkspaceError(str(exc)) from None
-        run_id = self.desk.submit(question, mode=mode, also=own, attachments=attachments)
+        run_id = self.desk.submit(
+            question, mode=mode, also=own, attachments=attachments, thread=thread
+        )
         found = self.accounts.run_owner(run_id)
         assert found is not None
         return found
@@ -261,8 +268,17 @@ class Workspace:
 
     # ------------------------------------------------------------------ conversations
 
-    def conversations(self, user: User) -> list[Conversation]:
-        return self.accounts.conversations(user.user_id)
+    def conversations(self, user: User) -> list[ThreadSummary]:
+        """The reader's conversations, newest first: each with its number of questions and
+        its latest run's mode, outcome (in plain words) and time."""
+        return [thread_summary(c) for c in self.accounts.conversations(user.user_id)]
+
+    def followup_hint(self, conversation: Conversation | None) -> str | None:
+        """A follow-up to suggest under `conversation`, from its own subject; None when
+        there is none to suggest (`threads.followup_hint`)."""
+        if conversation is None:
+            return None
+        return followup_hint(conversation.recent_questions, self.desk.archive.profile())
 
     def thread(self, user: User, conv_id: str) -> Thread:
         conv = self.accounts.conversation(conv_id, user.user_id)

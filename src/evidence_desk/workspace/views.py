@@ -113,6 +113,13 @@ class AnswerView:
         return self.decision == "OUTSIDE_COVERAGE"
 
     @property
+    def cited(self) -> frozenset[str]:
+        """The source ids the published sentences cite (none while nothing is published)."""
+        if self.published is None:
+            return frozenset()
+        return frozenset(v for s in self.published.sentences for kind, v in s if kind == "cite")
+
+    @property
     def held(self) -> bool:
         return self.decision == "HELD_FOR_REVIEW" and self.published is None
 

@@ -3,9 +3,9 @@
 The planner, answerer and auditor agents send the offline model the same prompt and output
 schema a provider gets, and validate and convert its reply with the same code. The offline
 engine does not read prose, though: the role puts the structured request (question, profile,
-plan, sources, claims) in a context variable for the length of its call, and the model's
-function answers from that by calling the rule-based planner, the extractive answerer and
-the calibrated auditor. Its reply is a call to the output tool, like any provider's.
+earlier questions, plan, sources, claims) in a context variable for the length of its call,
+and the model's function answers from that by calling the rule-based planner, the extractive
+answerer and the calibrated auditor. Its reply is a call to the output tool, like any provider's.
 
 The offline engine is not billed and its token counts would be guesses, so each reply
 reports zero tokens (and a detail counter, so Pydantic AI does not estimate them); its calls
@@ -37,6 +37,7 @@ from .planner import OfflinePlanner
 class PlanRequest:
     question: str
     profile: ArchiveProfile
+    earlier: tuple[str, ...] = ()  # the conversation's earlier questions, oldest first
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,8 @@ class OfflineEngine:
     def respond(self, request: Request) -> BaseModel:
         """The typed output for `request`, as a model would fill it."""
         if isinstance(request, PlanRequest):
-            return plan_output(self.planner.plan(request.question, request.profile))
+            plan = self.planner.plan(request.question, request.profile, request.earlier)
+            return plan_output(plan)
         if isinstance(request, AnswerRequest):
             draft = self.answerer.answer(request.question, request.plan, request.sources)
             return answer_output(draft)

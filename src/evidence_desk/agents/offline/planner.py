@@ -10,6 +10,11 @@ ambiguous name ("Roosevelt") gives one sub-question per window. A window the arc
 not hold is still planned (coverage decides later); a person and a period that do not
 overlap give an empty window (start after end), which no document can fall in.
 
+A follow-up asked in a conversation ("What did he say about freedom from fear?") is first
+made self-contained against the conversation's earlier questions (`followup.py`), and the
+plan is built from the question as understood; the plan records it (`resolved_question`,
+`resolved_from`, `resolved_subject`).
+
 Not supported: events as dates ("the Civil War" stays a topic term); relative dates when
 the profile has no last date (they stay words).
 """
@@ -17,7 +22,7 @@ the profile has no last date (they stay words).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from itertools import pairwise
@@ -26,6 +31,7 @@ from ...textutil import STOPWORDS, unique
 from ...types import Plan, SubQuestion, TimeWindow
 from ..base import ArchiveProfile
 from .evidence import TOPICAL_STOPWORDS
+from .followup import Reading, Resolution, resolve
 from .names import NameMatcher, NameMention
 from .ordinals import archive_days, bind_to_names, find_ordinals
 from .recent import recent_mentions
@@ -43,7 +49,7 @@ _FILLER_WORDS = """
     decades century centuries era period early mid late annual message messages remarks
     speeches address addresses president presidents anything something thing things like
     regarding concerning
-    according both either neither whether also even ever get got
+    according both either neither whether also even ever get got else write writes wrote
 """
 FILLER = frozenset(_FILLER_WORDS.split())
 _TOPIC_BREAKS = frozenset(["about", "on", "regarding", "concerning"])
@@ -55,6 +61,7 @@ _JOIN = re.compile(
 _BOTH = re.compile(r"\bboth\b", re.I)
 _COMPARE_GAP = re.compile(r"\b(?:and|or|vs|versus|compared|against)\b|,", re.I)
 _MAX_GAP_WORDS = 8
+_NAME_LEAD = re.compile(r"(?:\b(?:[A-Z][a-z]+|[A-Z])\.?\s+)+$")
 _NO_IN = re.compile(
     r"^(?:before|after|since|from|between|until|till|up|through|prior|earlier|later|starting|beginning|the\s+(?:early|mid|late))\b",
     re.I,
@@ -70,6 +77,30 @@ class _Mentions:
     dated_names: bool  # True when a "first"/"last" address narrowed some name
     topic: str
     key_terms: list[str]
+    periods: tuple[tuple[int, int], ...]  # spans of the times and the bound "first"/"last"
+
+    def speaker(self, question: str) -> str | None:
+        """How to name the first person named without ambiguity: as the question wrote
+        them (with the first names and initials before a last name the archive knows
+        alone: "Franklin D. Roosevelt"), or by the archive's label when the question's
+        periods pick one of several people with that name."""
+        if not self.names:
+            return None
+        first = self.names[0]
+        keys = {e.key for e in first.windows}
+        if len(keys) == 1:
+            lead = _NAME_LEAD.search(question[: first.start])
+            written = lead.group(0).split() if lead else []
+            while written and written[0].rstrip(".").lower() in STOPWORDS:
+                written.pop(0)  # "Did Kennedy ...": a question word, not a first name
+            return " ".join([*written, first.text])
+        picked = {
+            e.key: e.window.label
+            for e in first.windows
+            if any(e.window.start <= t.window.end and t.window.start <= e.window.end
+                   for t in self.times)
+        }  # fmt: skip
+        return next(iter(picked.values())) if len(picked) == 1 else first.text
 
 
 @dataclass(frozen=True)
@@ -281,9 +312,37 @@ class OfflinePlanner:
         names, bound = bind_to_names(question, ordinals, names)
         spans = [(t.start, t.end) for t in times] + [(n.start, n.end) for n in names]
         topic, key_terms = _topic(question, spans + [(o.start, o.end) for o in bound])
-        return _Mentions(times, names, bool(bound), topic, key_terms)
+        periods = sorted([(t.start, t.end) for t in times] + [(o.start, o.end) for o in bound])
+        return _Mentions(times, names, bool(bound), topic, key_terms, tuple(periods))
 
-    def plan(self, question: str, profile: ArchiveProfile) -> Plan:
+    def read(self, question: str, profile: ArchiveProfile) -> Reading:
+        """The people and periods of `question`, as a follow-up is resolved against it."""
+        found = self._mentions(question, profile)
+        return Reading(tuple(found.names), found.speaker(question), found.periods)
+
+    def understand(
+        self, question: str, earlier: Sequence[str], profile: ArchiveProfile
+    ) -> Resolution:
+        """`question` made self-contained against the `earlier` questions of its
+        conversation, oldest first (`followup.resolve`)."""
+        return resolve(question, earlier, lambda q: self.read(q, profile))
+
+    def plan(self, question: str, profile: ArchiveProfile, earlier: Sequence[str] = ()) -> Plan:
+        """The plan of `question`; `earlier`: the questions asked before it in its
+        conversation, oldest first (a follow-up is planned as understood against them)."""
+        resolution = self.understand(question, earlier, profile) if earlier else None
+        if resolution is not None and resolution.resolved:
+            plan = self._plan(resolution.question, profile)
+            return plan.model_copy(
+                update={
+                    "resolved_question": resolution.question,
+                    "resolved_from": resolution.source,
+                    "resolved_subject": resolution.subject,
+                }
+            )
+        return self._plan(question, profile)
+
+    def _plan(self, question: str, profile: ArchiveProfile) -> Plan:
         found = self._mentions(question, profile)
         times, names, topic, key_terms = found.times, found.names, found.topic, found.key_terms
         sides, compared = _sides(question, times, names)

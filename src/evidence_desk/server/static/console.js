@@ -1,12 +1,16 @@
-// The live console: follow a run's server-sent events, stage by stage; once the run ends,
-// show its answer. A reload or a dropped connection replays every stored event.
+// The live console ("How this answer was made"): follow a run's server-sent events, stage by
+// stage; once the run ends, fold it and show the answer. A reload or a dropped connection
+// replays every stored event.
 const consoleEl = document.getElementById("console");
 
+// As the page renders it: the latency, and model calls and tokens only when a model spent
+// tokens (the offline engine spends none).
 function statsText(data) {
   const tokens = (data.input_tokens || 0) + (data.output_tokens || 0);
   const ms = typeof data.latency_ms === "number" ? data.latency_ms.toFixed(1) : "?";
   const calls = data.calls || 0;
-  return `${ms} ms · ${calls} ${calls === 1 ? "call" : "calls"} · ${tokens} tokens`;
+  if (!calls || !tokens) return `${ms} ms`;
+  return `${ms} ms · ${calls} ${calls === 1 ? "model call" : "model calls"} · ${tokens} tokens`;
 }
 
 function stageRow(list, stage) {
@@ -64,7 +68,8 @@ function follow() {
   source.addEventListener("end", () => {
     source.close();
     consoleEl.dataset.live = "no";
-    showAnswer(runId);
+    consoleEl.open = false; // folded once the run is done, as the page renders it then
+    showAnswer(runId).catch(() => {}); // the server gone: the page stays as it is
   });
 }
 

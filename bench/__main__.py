@@ -1,11 +1,13 @@
 """Every benchmark in one command: `python -m bench` (or `make bench`).
 
 Runs, in order, each in its own process so one's memory and threads do not colour the next:
-embedding throughput, ingest (sample and digital.gov, cold), retrieval latency (digital.gov
+embedding throughput, ingest (sample and digital.gov, cold), the first hour (`serve --sample`
+in a fresh home: first page served, sample ready), retrieval latency (digital.gov
 size and 200,000 passages), warm `ask` latency, the cost of storing runs and resuming one
 after a kill, model calls and tokens of a Quick run with a scripted provider, the web app
 under load on loopback (published-answer reads, widget asks, the first stage event), both
-evaluation sets (beside the desk before and a BM25 baseline), both sets in Quick and in
+evaluation sets (beside the desk before and a BM25 baseline), 20 follow-ups with and without
+their conversation, both sets in Quick and in
 Deep mode, both executors on both sets, the coverage calibration on two archives, a
 static first-pass embedding against the model on both archives, the auditor on WiCE,
 hostile drafts against the grounding contract, and both sets against a real llama.cpp
@@ -43,6 +45,7 @@ def main() -> int:
         failures += _run("embedding", *quick) != 0
         if not args.quick:
             failures += _run("ingest") != 0
+            failures += _run("first_hour", "--serve") != 0
         failures += _run("retrieval", *quick) != 0
         subprocess.check_call(
             [
@@ -67,6 +70,7 @@ def main() -> int:
             ingest = ["-m", "evidence_desk", "--data-dir", str(dg), "ingest"]
             subprocess.check_call([sys.executable, *ingest, str(DIGITALGOV_FOLDER)])
             homes += ["--digitalgov-home", str(dg)]
+        failures += _run("followups", *homes) != 0
         failures += _run("evaluation", *homes) != 0
         failures += _run("deep", *homes) != 0
         failures += _run("executors", *homes) != 0

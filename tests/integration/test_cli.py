@@ -220,8 +220,9 @@ def test_a_bad_draft_is_reported_in_its_place_and_the_others_are_checked(
     human = cli(home, embedding_cache, "check", str(path))
     assert human.exit_code == 1
     assert f"INVALID — {path}:2: not JSON" in human.stdout
-    headings = [ln.split()[0] for ln in human.stdout.splitlines() if not ln.startswith(" ")]
-    assert headings[1:] == ["INVALID", "HELD_FOR_REVIEW", "INVALID"]  # each in its place
+    headings = [ln.split(" — ")[0] for ln in human.stdout.splitlines() if not ln.startswith(" ")]
+    # each in its place, a decision in its words with its code
+    assert headings[1:] == ["INVALID", "Held for review (HELD_FOR_REVIEW)", "INVALID"]
 
 
 def test_a_bad_item_of_a_json_list_is_reported_by_its_index(

@@ -16,7 +16,10 @@ so the splitter breaks wherever a reader sees a break. How a draft is read, all 
 * Quotes are never split, and never cross a line. Every quotation mark in common use opens
   one (`OPENERS` below): straight and curly double quotes, single quotes, low quotes,
   guillemets either way, full-width and prime quotes, CJK corner brackets, doubled single
-  quotes, backticks and `<q>...</q>`. A straight or curly single mark opens a quote only at
+  quotes, backticks and `<q>...</q>`. Every other character a reader may take for a
+  quotation mark (`QUOTE_LIKE`: Unicode's Quotation_Mark property, initial and final
+  punctuation, quote ornaments such as ❝ ❞) opens a quote too, which the next quote-like
+  mark on the line closes. A straight or curly single mark opens a quote only at
   the start of a word and closes one only at the end of a word, so an apostrophe inside a
   word (nation's) or after one with no quote open (students' books) is not a mark. A line
   starting with `>` (a blockquote) quotes the rest of the line, up to its trailing markers.
@@ -37,6 +40,7 @@ number check.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 _END_MARKS = ".!?。！？"
@@ -64,6 +68,26 @@ OPENERS: dict[str, tuple[str, ...]] = {
     "『": ("』",),
     "`": ("`",),
 }
+# Unicode's Quotation_Mark characters (PropList.txt), which `unicodedata` does not expose.
+_QUOTATION_MARK = "\"'«»‘’‚‛“”„‟‹›⹂「」『』〝〞〟﹁﹂﹃﹄＂＇｢｣"
+# Ornaments drawn as quotation marks (dingbats, symbols): a reader sees them as quotes.
+_ORNAMENTS = "❛❜❝❞❟❠❮❯⹀⹁\U0001f676\U0001f677\U0001f678"
+
+
+def _quote_like() -> frozenset[str]:
+    """Every character a reader may take for a quotation mark: the Quotation_Mark property,
+    initial and final punctuation (Pi, Pf), and quote ornaments."""
+    found = set(_QUOTATION_MARK + _ORNAMENTS)
+    for code in range(0x20, 0x1FFFF):
+        if unicodedata.category(chr(code)) in ("Pi", "Pf"):
+            found.add(chr(code))
+    return frozenset(found)
+
+
+QUOTE_LIKE = _quote_like()
+# Marks outside `OPENERS` open a quote that any quote-like mark closes: a draft cannot wrap
+# text in a mark the splitter does not know and have it read as its own words.
+_GENERIC = frozenset(c for c in QUOTE_LIKE if c not in OPENERS and c not in "’〞〟」』")
 _SINGLE = frozenset("'‘’‚")  # marks that may also be apostrophes: word-boundary rules apply
 _STRAY_CLOSERS = ("’", "〞", "〟", "」", "』")  # the other closers open quotes too
 _Q_OPEN = re.compile(r"<q(?:\s[^<>]*)?>", re.IGNORECASE)
@@ -154,6 +178,8 @@ def _opener_at(text: str, i: int, stop: int) -> tuple[str, int] | None:
         if text.startswith(mark, i):
             return mark, 2
     ch = text[i]
+    if ch in _GENERIC:
+        return ch, 1
     if ch not in OPENERS:
         return None
     if ch in _SINGLE and not _word_start(text, i, stop):
@@ -178,7 +204,7 @@ def _find_close(text: str, mark: str, start: int, stop: int) -> tuple[int, int] 
         m = _Q_CLOSE.search(text, start, stop)
         return (m.start(), m.end() - m.start()) if m else None
     best: tuple[int, int] | None = None
-    for closer in OPENERS[mark]:
+    for closer in OPENERS.get(mark) or QUOTE_LIKE:
         hit = text.find(closer, start, stop)
         while hit >= 0 and closer in _SINGLE and not _word_end(text, hit, stop):
             hit = text.find(closer, hit + 1, stop)  # an apostrophe inside a word

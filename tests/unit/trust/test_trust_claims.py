@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
-from evidence_desk.trust.claims import split_claims, strip_markers
+from evidence_desk.trust.claims import QUOTE_LIKE, split_claims, strip_markers
 
 
 def texts(draft: str) -> list[str]:
@@ -134,6 +136,30 @@ def test_every_quotation_mark_in_common_use_is_read(opening: str, closing: str) 
     assert claim.citations == ("S1",) and not claim.unbalanced
 
 
+@pytest.mark.parametrize(
+    ("opening", "closing"),
+    [
+        ("❝", "❞"), ("❛", "❜"), ("‟", "”"), ("‛", "’"), ("⹂", "”"), ("﹁", "﹂"), ("﹃", "﹄"),
+        ("｢", "｣"), ("⸌", "⸍"), ("⸂", "⸃"), ("❮", "❯"), ("\U0001f676", "\U0001f677"),
+        ("＇", "＇"),
+    ],
+)  # fmt: skip
+def test_every_other_quote_like_mark_is_read_as_one(opening: str, closing: str) -> None:
+    (claim,) = split_claims(f"He said {opening}we will win{closing} [S1].")
+    assert claim.quotes == ("we will win",) and not claim.unbalanced
+    (claim,) = split_claims(f"He said {opening}the nation’s hope{closing} [S1].")
+    assert claim.quotes == ("the nation’s hope",)
+
+
+def test_quote_like_covers_the_property_and_initial_and_final_punctuation() -> None:
+    for ch in "\"'«»‘’‚‛“”„‟‹›「」『』〝〞〟＂＇｢｣❝❞":
+        assert ch in QUOTE_LIKE, hex(ord(ch))
+    for code in range(0x20, 0x3000):
+        if unicodedata.category(chr(code)) in ("Pi", "Pf"):
+            assert chr(code) in QUOTE_LIKE
+    assert not {"(", ")", "[", "*", "-", "a"} & QUOTE_LIKE
+
+
 def test_apostrophes_are_not_quotation_marks() -> None:
     claims = split_claims("The nation's and the nation’s hope, the students' books [S1].")
     assert claims[0].quotes == () and not claims[0].unbalanced
@@ -166,6 +192,9 @@ def test_quote_spans_are_offsets_in_the_claim_text() -> None:
         "He said we will win 」 [S1].",
         "He said we will win</q> [S1].",
         "He said we ’ win [S1].",
+        "He said ❝we will win [S1].",
+        "He said we will win❞ [S1].",
+        "He said ⸌we will win [S1].",
     ],
 )
 def test_a_mark_without_its_partner_makes_the_sentence_unbalanced(draft: str) -> None:

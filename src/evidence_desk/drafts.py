@@ -1,12 +1,13 @@
 """Checking answers written elsewhere (`evidence-desk check FILE`).
 
 A draft is `{"question", "answer", "sources": [{"id": "S1", "doc_id": "..."}]}`; a file
-holds one JSON draft, a JSON list of drafts, or JSONL. Each draft goes through the same
-deterministic checks, the same auditor and the same gate as the desk's own answers,
-against the archive's stored text. Two differences, by necessity: there is no retrieval, so
-coverage is not evaluated; and there are no selected passages, so every passage of each
-cited document counts (the same sentence-aligned windows the archive is chunked into), and a
-sentence must still be carried by one of them (the grounding contract, docs/grounding.md).
+holds one JSON draft, a JSON list of drafts, or JSONL. Each draft goes through the one
+judgment the desk's own answers get (`judgment.py`: the same checks, auditor and gate),
+against the archive's current stored text. Two differences, by necessity: there is no
+retrieval, so coverage is not evaluated; and there are no selected passages, so every
+passage of each cited document counts (the same sentence-aligned windows the archive is
+chunked into), and a sentence must still be carried by one of them (the grounding
+contract, docs/grounding.md).
 A source whose doc_id the archive does not hold does not exist for the checks: any claim
 citing it is held.
 
@@ -26,15 +27,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .agents.base import AgentFailure, Auditor, ClaimToAudit, RunBudget
+from .agents.base import Auditor, RunBudget
 from .archive.chunking import chunk
 from .errors import DeskError
+from .judgment import judge
 from .runs.selection import source_of
 from .settings import Settings
 from .store.sqlite import ArchiveStore
-from .trust import gate
-from .trust.checks import EvidenceSource, check_draft
-from .types import ClaimAudit, Document, GatePolicy, Source, Verdict
+from .types import Document, GatePolicy, Source
 
 
 class DraftFileError(DeskError, ValueError):
@@ -143,7 +143,9 @@ def _read_jsonl(
     return drafts
 
 
-def _sources(draft: DraftInput, docs: dict[str, Document], settings: Settings) -> list[Source]:
+def draft_sources(draft: DraftInput, docs: dict[str, Document], settings: Settings) -> list[Source]:
+    """The draft's sources the archive holds, each with every passage of its document (the
+    archive's own chunking); a source whose document is not in `docs` is left out."""
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     out = []
     for ds in draft.sources:
@@ -162,22 +164,13 @@ def check_one(
     policy: GatePolicy,
     settings: Settings,
 ) -> dict[str, Any]:
+    """One draft through the one judgment (`judgment.judge`), as `check --json` prints it."""
     docs = store.get_documents([s.doc_id for s in draft.sources])
-    sources = _sources(draft, docs, settings)
-    evidence = {s.id: EvidenceSource.from_source(s, docs[s.doc_id].text) for s in sources}
-    checked = check_draft(draft.answer, evidence)
+    sources = draft_sources(draft, docs, settings)
+    texts = {s.id: docs[s.doc_id].text for s in sources}
     budget = RunBudget(settings.max_model_calls, settings.max_model_tokens)
-    failure: str | None = None
-    try:
-        audits = auditor.audit(
-            draft.question, [ClaimToAudit(c.text, c.citations) for c in checked], sources, budget
-        ).value
-    except AgentFailure as exc:  # no verdict: every claim unsupported, so the gate holds
-        failure = exc.reason
-        audits = [ClaimAudit(verdict=Verdict.UNSUPPORTED, rationale=exc.reason) for _ in checked]
-    claims, outcome = gate.decide(checked, audits, None, policy)
-    if failure is not None:
-        outcome = outcome.model_copy(update={"reason": f"{failure} Nothing was published."})
+    judged = judge(draft.answer, draft.question, sources, texts, auditor, budget, None, policy)
+    claims, outcome = judged.claims, judged.outcome
     return {
         "question": draft.question,
         "decision": outcome.decision.value,
@@ -190,7 +183,7 @@ def check_one(
         ],
         "policy": policy.model_dump(mode="json"),
         "auditor": auditor.engine_id,
-        "failure": failure,
+        "failure": judged.failure.reason if judged.failure is not None else None,
     }
 
 

@@ -7,11 +7,14 @@ the fields it sets (`state.STAGE_OUTPUTS`), the stage that follows, and what its
 cost. `run_stage` times it and folds the step into the next state with its `StageRecord`;
 the executors (`loop.py`) only choose where the states are kept.
 
-Agents (planner, answerer, auditor) advise; `trust/` checks and decides. An agent stage that
-fails (`AgentFailure`) records its reason as the run's failure and jumps to the gate, which
-holds the run: a failed planner searches nothing, a failed answerer leaves no claims, a
-failed auditor leaves every claim `unsupported`. A question outside coverage also jumps to
-the gate, with no agent asked to write.
+Agents (planner, answerer, auditor) advise; `trust/` checks and decides. verify, audit and
+gate are the three steps of the one judgment every draft gets (`judgment.py`; the `check`
+command and an editor's edit run it whole), one stage each, so that each step's output is
+committed before the next begins. An agent stage that fails (`AgentFailure`) records its
+reason as the run's failure and jumps to the gate, which holds the run: a failed planner
+searches nothing, a failed answerer leaves no claims, a failed auditor leaves every claim
+`unsupported`. A question outside coverage also jumps to the gate, with no agent asked to
+write.
 """
 
 from __future__ import annotations
@@ -22,12 +25,12 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any, Protocol
 
+from .. import judgment
 from ..agents.base import (
     AgentFailure,
     Answerer,
     ArchiveProfile,
     Auditor,
-    ClaimToAudit,
     ModelUsage,
     Planner,
     RunBudget,
@@ -36,11 +39,9 @@ from ..agents.base import (
 from ..agents.offline.docdates import relative_windows
 from ..clock import Clock, iso_us, system_clock
 from ..retrieval.coverage import ArchiveStats, assess
-from ..trust import gate as trust_gate
-from ..trust.checks import CheckedClaim, EvidenceSource, check_draft
+from ..trust.checks import CheckedClaim
 from ..trust.claims import split_claims
 from ..types import (
-    ClaimAudit,
     Coverage,
     Document,
     EngineIds,
@@ -55,7 +56,6 @@ from ..types import (
     SubQuestion,
     TimeWindow,
     Usage,
-    Verdict,
 )
 from .gaps import EXTRA_PASSAGES, gap_queries, plan_sides
 from .selection import SelectionBounds, kept_hits, select_sources
@@ -117,12 +117,16 @@ class Deps:
         )
 
     def source_texts(self, sources: Sequence[Source]) -> dict[str, str]:
-        """Each source's stored text (the one its content hash names), by source id."""
-        wanted = [(s.doc_id, s.content_sha256) for s in sources]
+        """Each source's stored text (the one its content hash names), by source id
+        (`judgment.source_texts`), looked up in `texts` first."""
+        return judgment.source_texts(sources, self._texts)
+
+    def _texts(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        wanted = list(pairs)
         missing = [p for p in wanted if p not in self.texts]
         if missing:
             self.texts.update(self.archive.texts(missing))
-        return {s.id: self.texts[s.doc_id, s.content_sha256] for s in sources}
+        return {p: self.texts[p] for p in wanted if p in self.texts}
 
 
 @dataclass(frozen=True)
@@ -403,14 +407,10 @@ def answer_stage(state: RunState, deps: Deps) -> Step:
     return Step({"draft": advice.value.text}, "verify", advice.usage)
 
 
-def evidence_of(sources: Sequence[Source], texts: Mapping[str, str]) -> dict[str, EvidenceSource]:
-    """The trust boundary's view of a run's sources: stored text, passages, metadata."""
-    return {s.id: EvidenceSource.from_source(s, texts[s.id]) for s in sources}
-
-
 def verify_stage(state: RunState, deps: Deps) -> Step:
+    """Judgment step 1 (`judgment.check`) on the run's own sources and texts."""
     sources = _sources(state)
-    checked = check_draft(state.draft or "", evidence_of(sources, deps.source_texts(sources)))
+    checked = judgment.check(state.draft or "", sources, deps.source_texts(sources))
     records = tuple(CheckedRecord(checks=c.checks, quotes=c.quotes) for c in checked)
     return Step({"checked": records}, "audit")
 
@@ -423,31 +423,22 @@ def checked_claims(state: RunState) -> list[CheckedClaim]:
 
 
 def audit_stage(state: RunState, deps: Deps) -> Step:
-    checked = checked_claims(state)
-    to_audit = [ClaimToAudit(text=c.text, citations=c.citations) for c in checked]
-    try:
-        advice = deps.auditor.audit(state.question, to_audit, list(_sources(state)), deps.budget)
-    except AgentFailure as failure:
-        # Every claim gets the strictest verdict short of contradicted, so the gate holds.
-        audits = tuple(
-            ClaimAudit(verdict=Verdict.UNSUPPORTED, rationale=failure.reason) for _ in checked
-        )
-        return _failed("audit", failure, {"audits": audits})
-    return Step({"audits": tuple(advice.value)}, "gate", advice.usage)
+    """Judgment step 2 (`judgment.audit`); a failed auditor ends the run at the gate."""
+    audited = judgment.audit(
+        state.question, checked_claims(state), _sources(state), deps.auditor, deps.budget
+    )
+    if audited.failure is not None:
+        return _failed("audit", audited.failure, {"audits": audited.audits})
+    return Step({"audits": audited.audits}, "gate", audited.usage)
 
 
 def gate_stage(state: RunState, deps: Deps) -> Step:
-    policy = deps.config.policy
-    if state.coverage is not None and not state.coverage.covered:
-        _, outcome = trust_gate.decide([], [], state.coverage, policy)
-        return Step({"claims": (), "outcome": outcome}, "publish")
+    """Judgment step 3 (`judgment.decide`) on what the stages before it committed."""
     checked = checked_claims(state) if state.audits is not None else []
-    claims, outcome = trust_gate.decide(checked, list(state.audits or ()), state.coverage, policy)
-    if state.failure is not None:
-        if outcome.decision in trust_gate.PUBLISHING:  # pragma: no cover - by construction
-            raise AssertionError("a failed run must not publish")
-        reason = f"{state.failure.reason} Nothing was published; the run needs review."
-        outcome = outcome.model_copy(update={"reason": reason})
+    failure = state.failure.reason if state.failure is not None else None
+    claims, outcome = judgment.decide(
+        checked, list(state.audits or ()), state.coverage, deps.config.policy, failure
+    )
     return Step({"claims": tuple(claims), "outcome": outcome}, "publish")
 
 

@@ -92,9 +92,9 @@ class Workspace:
             self.accounts,
             d.publisher,
             lambda: d.agents.auditor,
-            d.policy,
             d.settings,
             d.clock,
+            lambda pairs: d.archive.texts(pairs),  # the archive opens on the first edit
         )
 
     # ------------------------------------------------------------------ asking

@@ -10,10 +10,14 @@ Three decisions, each recorded with the editor's name and time:
   gate's decision from the claims.
 * **reject** publishes nothing; the reason is kept and readers are told the desk did not
   publish the answer.
-* **edit** takes a new draft and checks it through the same checks, auditor and gate
-  against the held run's own sources. If the gate publishes it, a new receipt with that
-  decision (and `review`) is sealed; if not, nothing is published, and the review keeps the
-  draft and its checked claims so the editor sees which sentence the gate still holds.
+* **edit** takes a new draft and judges it the way the run judged its own (`judgment.py`:
+  the same checks, auditor and gate) against the held run's own sources, each with the text
+  the run read: looked up by its content hash (the archive's current text while it still
+  has that hash, the text kept since a re-ingest replaced it, or the snapshot of a web page
+  or attached file), never the archive's newer text; a source whose text is gone refuses
+  the edit, naming it. If the gate publishes it, a new receipt with that decision (and
+  `review`) is sealed; if not, nothing is published, and the review keeps the draft and its
+  checked claims so the editor sees which sentence the gate still holds.
 
 One decision closes a run: the check that it is still open and the decision's record happen
 under one lock, so two editors deciding at once in this process cannot both publish it (the
@@ -28,15 +32,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..agents.base import AgentFailure, Auditor, ClaimToAudit, RunBudget
+from ..agents.base import Auditor, RunBudget
 from ..clock import Clock, iso_us
+from ..judgment import Judgment, MissingText, TextLookup, judge, source_texts
 from ..runs.publish import Publisher
 from ..settings import Settings
 from ..store.accounts import Accounts, Review, ReviewAction, User, new_id
 from ..store.sqlite import ArchiveStore
-from ..trust import gate
-from ..trust.checks import EvidenceSource, check_draft
-from ..types import ClaimAudit, Coverage, GatePolicy, Receipt, Source, Verdict
+from ..types import Coverage, GatePolicy, Receipt, Source
 from .errors import Conflict, NotFound, WorkspaceError, shown
 
 MAX_DRAFT_CHARS = 20_000
@@ -57,15 +60,17 @@ class StandardsDesk:
         accounts: Accounts,
         publisher: Publisher,
         auditor: Callable[[], Auditor],
-        policy: GatePolicy,
         settings: Settings,
         clock: Clock,
+        texts: TextLookup,
     ) -> None:
+        """`texts`: the text each (doc_id, content hash) names, current, kept since a
+        re-ingest, or a snapshot's (the archive's `texts`)."""
         self.store = store
         self.accounts = accounts
         self.publisher = publisher
         self._auditor = auditor
-        self.policy = policy
+        self._texts = texts
         self.settings = settings
         self.clock = clock
         self._lock = threading.Lock()  # held from `_open` to `_record`: one decision per run
@@ -165,19 +170,20 @@ class StandardsDesk:
             return self._record("rejected", editor, run_id, reason, None, {"published": False})
 
     def edit(self, editor: User, run_id: str, draft: str, note: str = "") -> ReviewResult:
-        """Re-check `draft` against the held run's sources through the same gate."""
+        """Judge `draft` against the held run's sources the way the run was judged."""
         receipt, _ = self._open(run_id)
         draft = draft.strip()
         if not draft:
             raise WorkspaceError("The edited draft is empty.")
         if len(draft) > MAX_DRAFT_CHARS:
             raise WorkspaceError(f"An edited draft has at most {MAX_DRAFT_CHARS:,} characters.")
-        claims, outcome, failure = self._check(receipt, draft)
-        summary = {
+        judged = self._check(receipt, draft)
+        claims, outcome = judged.claims, judged.outcome
+        summary: dict[str, Any] = {
             "decision": outcome.decision.value,
             "reason": outcome.reason,
             "published": bool(outcome.published_answer),
-            "failure": failure,
+            "failure": judged.failure.reason if judged.failure is not None else None,
             "draft": draft,
         }
         with self._lock:  # the check ran unlocked: another editor may have decided meanwhile
@@ -201,38 +207,18 @@ class StandardsDesk:
             sealed = self._seal(body)
             return self._record("edited", editor, run_id, outcome.reason, sealed, summary)
 
-    def _check(self, receipt: dict[str, Any], draft: str) -> tuple[list[Any], Any, str | None]:
+    def _check(self, receipt: dict[str, Any], draft: str) -> Judgment:
+        """The one judgment (`judgment.judge`) of `draft` against the held run's own sources,
+        each with the text the run read (`judgment.source_texts`), its coverage and policy."""
         sources = [Source.model_validate(s) for s in receipt.get("sources", [])]
-        docs = self.store.get_documents([s.doc_id for s in sources])
-        missing = [s.doc_id for s in sources if s.doc_id not in docs]
-        if missing:
-            raise Conflict(
-                f"The source {missing[0]} is no longer in the archive: the draft cannot be "
-                "checked against it."
-            )
-        evidence = {s.id: EvidenceSource.from_source(s, docs[s.doc_id].text) for s in sources}
-        checked = check_draft(draft, evidence)
-        s = self.settings
-        budget = RunBudget(s.max_model_calls, s.max_model_tokens)
-        failure: str | None = None
         try:
-            audits = (
-                self._auditor()
-                .audit(
-                    receipt["question"],
-                    [ClaimToAudit(c.text, c.citations) for c in checked],
-                    sources,
-                    budget,
-                )
-                .value
-            )
-        except AgentFailure as exc:  # no verdict: every claim unsupported, so the gate holds
-            failure = exc.reason
-            audits = [
-                ClaimAudit(verdict=Verdict.UNSUPPORTED, rationale=exc.reason) for _ in checked
-            ]
+            texts = source_texts(sources, self._texts)
+        except MissingText as gone:
+            raise Conflict(str(gone)) from None
         raw = receipt.get("coverage")
         coverage = None if raw is None else Coverage.model_validate(raw)
         policy = GatePolicy.model_validate(receipt["policy"])
-        claims, outcome = gate.decide(checked, audits, coverage, policy)
-        return claims, outcome, failure
+        s = self.settings
+        budget = RunBudget(s.max_model_calls, s.max_model_tokens)
+        question = str(receipt["question"])
+        return judge(draft, question, sources, texts, self._auditor(), budget, coverage, policy)

@@ -3,8 +3,15 @@
 A quote is checked against the stored text and shown to readers, so the stored text must
 read like the published page, not like its source: `see the guide for details`, never
 `see the [guide](https://example.gov/guide/) for details`. `render_markdown` parses with
-markdown-it-py (the CommonMark preset with tables; template tags removed first, see
-`shortcodes.py`) and walks the token stream into `PlainText` (`plaintext.py`):
+markdown-it-py (the CommonMark preset with tables; template tags set aside first, see
+`template_tags.py`) and walks the token stream into `PlainText` (`plaintext.py`):
+
+* a Hugo shortcode is written where it stands as what its template shows
+  (`shortcode_views.py`): a label as text (`{{< asset-static label="the report" >}}` ->
+  `the report`, a link), a caption, heading or quotation as a block, enclosed markdown
+  rendered on its own (`markdownify`: a single paragraph stays inline; reference links
+  resolve against the page's definitions too, so no brackets are left); shortcodes that
+  show nothing write nothing. In code and in attributes, a shortcode is its plain text.
 
 * links keep their text; each url goes into `Rendered.links` with the text's offsets, never
   into the text. Reference links resolve as CommonMark resolves them. Images are their alt
@@ -39,7 +46,9 @@ from typing import TYPE_CHECKING, Any
 
 from .htmltext import HtmlTags, writes_nothing
 from .plaintext import PlainText, Rendered
-from .shortcodes import strip_template_tags
+from .shortcode_views import BLOCK, LINE, Anchor, Markdown, Piece, Text, view
+from .shortcodes import Shortcode
+from .template_tags import PLACEHOLDERS, placeholder_index, prepare
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -75,13 +84,74 @@ _LISTS = {"bullet_list", "ordered_list"}
 
 
 class _Renderer:
-    """One walk over one document's tokens."""
+    """One walk over one document's tokens (and, nested, over its shortcodes' markdown)."""
 
     def __init__(self, env: dict[str, Any]) -> None:
         self.out = PlainText()
         self.html = HtmlTags(self.out)
         self.env = env
         self.lists = 0  # depth of open lists: inside one, paragraphs end a line, not a block
+        self.shortcodes: tuple[Shortcode, ...] = ()  # what the placeholders being read stand for
+
+    def document(self, source: str) -> None:
+        """A whole markdown source; its reference definitions stay in `env`."""
+        prepared = prepare(source)
+        self.shortcodes = prepared.shortcodes
+        self.blocks(_parser().parse(prepared.text, self.env))
+
+    def markdownify(self, source: str) -> None:
+        """Markdown of a shortcode rendered on its own, like Hugo's `markdownify`: with its own
+        HTML state, one paragraph written inline, the page's reference definitions known."""
+        prepared = prepare(source)
+        env = {**self.env, "references": dict(self.env.get("references", {}))}
+        tokens = _parser().parse(prepared.text, env)
+        saved = self.shortcodes, self.html
+        self.shortcodes, self.html = prepared.shortcodes, HtmlTags(self.out)
+        try:
+            kinds = [token.type for token in tokens]
+            if kinds == ["paragraph_open", "inline", "paragraph_close"]:
+                self.inline(tokens[1].children or [])
+            else:
+                self.blocks(tokens)
+            self.html.end_block()
+        finally:
+            self.shortcodes, self.html = saved
+
+    def shortcode(self, code: Shortcode) -> None:
+        self.pieces(view(code))
+
+    def pieces(self, pieces: Sequence[Piece]) -> None:
+        out = self.out
+        for piece in pieces:
+            if isinstance(piece, Text):
+                out.text(piece.text)
+            elif isinstance(piece, Markdown):
+                self.markdownify(piece.source)
+            elif isinstance(piece, Anchor):
+                out.open_link(piece.url)
+                self.pieces(piece.pieces)
+                out.close_link()
+            elif piece is LINE:
+                out.line_break()
+            elif piece is BLOCK:
+                self.paragraph_break()
+
+    def paragraph_break(self) -> None:
+        """Between blocks: a blank line, or a line break inside a list."""
+        self.out.line_break() if self.lists or self.html.lists else self.out.block_break()
+
+    def plain(self, text: str) -> str:
+        """`text` with each placeholder replaced by its shortcode's plain text (for code and
+        attributes, where nothing is rendered)."""
+        if not PLACEHOLDERS.search(text):
+            return text
+
+        def written(found: re.Match[str]) -> str:
+            renderer = _Renderer(self.env)
+            renderer.shortcode(self.shortcodes[placeholder_index(found.group(0))])
+            return " ".join(renderer.out.result().text.split())
+
+        return PLACEHOLDERS.sub(written, text)
 
     def blocks(self, tokens: Sequence[Token]) -> None:
         for token in tokens:
@@ -91,7 +161,7 @@ class _Renderer:
             elif kind.endswith(("_open", "_close")):
                 self.container(kind.rsplit("_", 1)[0], kind.endswith("_open"))
             elif kind == "fence" or kind == "code_block":
-                self.out.code_block(token.content)
+                self.out.code_block(self.plain(token.content))
             elif kind == "html_block":
                 self.html_block(token.content)
             elif kind == "hr":
@@ -100,7 +170,7 @@ class _Renderer:
     def container(self, name: str, opening: bool) -> None:
         out = self.out
         if name in _PARAGRAPH_LIKE:
-            out.line_break() if self.lists or self.html.lists else out.block_break()
+            self.paragraph_break()
             if not opening:
                 self.html.end_block()
         elif name in _LISTS:
@@ -138,8 +208,10 @@ class _Renderer:
             if run:
                 self.text("".join(run))
                 run.clear()
-            if kind in ("text_special", "code_inline"):
+            if kind == "text_special":
                 out.text(token.content)
+            elif kind == "code_inline":
+                out.text(self.plain(token.content))
             elif kind == "softbreak":
                 out.space()
             elif kind == "hardbreak":
@@ -149,9 +221,9 @@ class _Renderer:
             elif kind == "link_close":
                 out.close_link()
             elif kind == "image":
-                out.text(f" {_alt_text(token.children or [])} ")
+                out.text(f" {self.plain(_alt_text(token.children or []))} ")
             elif kind == "html_inline":
-                self.html.tag(token.content)
+                self.html.tag(self.plain(token.content))
         if run:
             self.text("".join(run))
 
@@ -159,17 +231,26 @@ class _Renderer:
         """A text token: what CommonMark left as text, less stray marks and broken links."""
         text = _STRAY_STARS.sub("", text)
         if "](" not in text:
-            self.out.text(text)
+            self.words(text)
             return
         cursor = 0
         for broken in _BROKEN_LINK.finditer(text):
-            self.out.text(text[cursor : broken.start()])
+            self.words(text[cursor : broken.start()])
             cursor = broken.end()
             if broken["orphan"] is not None:
                 continue
             self.out.open_link(_broken_target(broken["target"] or broken["bare"] or ""))
-            self.out.text(broken["text"] if broken["text"] is not None else broken["opened"])
+            self.words(broken["text"] if broken["text"] is not None else broken["opened"])
             self.out.close_link()
+        self.words(text[cursor:])
+
+    def words(self, text: str) -> None:
+        """Text, with each placeholder written as its shortcode, where it stands."""
+        cursor = 0
+        for found in PLACEHOLDERS.finditer(text):
+            self.out.text(text[cursor : found.start()])
+            self.shortcode(self.shortcodes[placeholder_index(found.group(0))])
+            cursor = found.end()
         self.out.text(text[cursor:])
 
 
@@ -198,16 +279,17 @@ def _alt_text(tokens: Sequence[Token]) -> str:
 
 def render_markdown(source: str) -> Rendered:
     """The text and links of a markdown document (see the module docstring)."""
-    env: dict[str, Any] = {}
-    renderer = _Renderer(env)
-    renderer.blocks(_parser().parse(strip_template_tags(source), env))
+    renderer = _Renderer({})
+    renderer.document(source)
     return renderer.out.result()
 
 
 def render_inline(source: str) -> str:
     """One line of markdown (a title) as plain text: inline markup rendered, breaks as spaces."""
     renderer = _Renderer({})
-    for line in _parser().parseInline(strip_template_tags(source), {}):
+    prepared = prepare(source)
+    renderer.shortcodes = prepared.shortcodes
+    for line in _parser().parseInline(prepared.text, {}):
         renderer.inline(line.children or [])
     text = renderer.out.result().text
     return " ".join(text.split())

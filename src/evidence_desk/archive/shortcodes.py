@@ -1,66 +1,83 @@
-"""Template tags and attribute lists in markdown sources: removed before parsing.
+"""A Hugo shortcode read into a value: its name, its arguments and the text it encloses.
 
-Static-site archives carry template tags that the site generator replaces when it builds a
-page: `{{< legacy-img src="x.jpg" alt="..." >}}`, `{{% note %}}`, `{% include x.html %}`,
-`{{ .Title }}`. They are not text a reader sees, so `strip_template_tags` removes them before
-the markdown is parsed, everywhere in the source (the generators expand them inside code
-blocks too). Rules:
+A shortcode is what a Hugo page calls to have a template write part of the page:
+`{{< asset-static file="x.pdf" label="the report (PDF, 1 MB)" >}}`, or a pair that encloses
+markdown, `{{< note variant="action" >}}...{{< /note >}}`. What a reader sees of it is decided
+by the template (`shortcode_views.py`), from the values read here; finding the tags in a page
+and pairing them is `template_tags.py`.
 
-* every tag is removed; for a paired one (`{{< note >}}...{{< /note >}}`) only the two tags
-  go and the text between them stays;
-* a `ref` or `relref` shortcode inside a link target (`[text]({{< ref "x.md" >}})`,
-  `[id]: {{< ref "x.md" >}}`, `<a href="{{< ref "x.md" >}}">`) becomes its path, so the link
-  keeps `x.md` as its url; any other tag in a link target leaves an empty target (`<>`), so
-  the link's text is still read as a link's text and no url is recorded;
-* kramdown attribute lists (`## Heading {#toc1}`, `[text](url){.external}`, `{: .note}`)
-  are removed as well: they style the page, readers never see them;
-* quoted arguments (`"..."` or backticks in Hugo tags, also `'...'` in Jinja and Liquid
-  tags) may hold `>` or `}`; a tag may span lines.
+Arguments are read as Hugo reads them: named (`key="value"`, `key=value`) or positional
+(`"value"`, `` `value` ``, `value`); `\\"` inside a double-quoted value is a quote. `get` is
+Hugo's `.Get "key"`: the value, or `""` when the argument is absent or the shortcode was
+called with positional arguments only.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
-_HUGO_QUOTED = r'"[^"\n]*"|`[^`]*`'  # Hugo quotes arguments with " or backticks only
-_QUOTED = r'"[^"\n]*"|\'[^\'\n]*\''  # Jinja and Liquid quote with either mark
-_TAG = re.compile(
-    r"\{\{<(?P<angle>(?:" + _HUGO_QUOTED + r"|[^\"`>]|>(?!\}\}))*)>\}\}"
-    r"|\{\{%(?P<percent>(?:" + _HUGO_QUOTED + r"|[^\"`%]|%(?!\}\}))*)%\}\}"
-    r"|\{%(?:" + _QUOTED + r"|[^\"'%]|%(?!\}))*%\}"
-    r"|\{\{(?:" + _QUOTED + r"|[^\"'}]|\}(?!\}))*\}\}",
+_HEAD = re.compile(r"\s*(?P<closing>/)?\s*(?P<name>\w[\w./-]*)")
+_ARGUMENT = re.compile(
+    r"\s*(?:(?P<key>[\w-]+)\s*=\s*)?"
+    r'(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|`(?P<raw>[^`]*)`|(?P<bare>[^\s"`=]+))'
 )
-_ATTRIBUTE_LIST = re.compile(r"\{:?[ \t]*[#.][A-Za-z][^{}\n]*\}")
-_REF = re.compile(r"\s*(?:ref|relref)\s+(?:\"([^\"\n]*)\"|`([^`]*)`|([^\s\"`]+))")
-_MARKDOWN_TARGET = re.compile(r"(?:\]\([ \t]*|^[ ]{0,3}\[[^\]\n]+\]:[ \t]*)\Z", re.MULTILINE)
-_HREF_TARGET = re.compile(r"""\bhref\s*=\s*["']?\Z""", re.IGNORECASE)
-_LOOK_BEHIND = 200  # characters before a tag searched for a link-target opening
+_SELF_CLOSING = re.compile(r"\s*/\s*\Z")
 
 
-def _ref_path(tag: re.Match[str]) -> str | None:
-    inner = tag.group("angle") or tag.group("percent")
-    found = _REF.match(inner) if inner is not None else None
-    if found is None:
+@dataclass(frozen=True)
+class Shortcode:
+    """One shortcode call. `inner` is the raw text between the opening and the closing tag
+    of a pair, None for a shortcode that stands alone."""
+
+    name: str
+    named: dict[str, str] = field(default_factory=dict)
+    positional: tuple[str, ...] = ()
+    inner: str | None = None
+
+    def get(self, key: str) -> str:
+        """Hugo's `.Get "key"`: `""` when absent (or when the arguments are positional)."""
+        return self.named.get(key, "")
+
+    def arg(self, index: int) -> str:
+        """Hugo's `.Get index`: the positional argument, `""` when there is none."""
+        return self.positional[index] if index < len(self.positional) else ""
+
+    @property
+    def has_arguments(self) -> bool:
+        """Hugo's `if .Params`."""
+        return bool(self.named or self.positional)
+
+
+@dataclass(frozen=True)
+class Tag:
+    """The inside of one `{{< ... >}}` or `{{% ... %}}` tag."""
+
+    shortcode: Shortcode
+    closing: bool  # `{{< /name >}}`
+    self_closing: bool  # `{{< name ... />}}`: never paired
+
+
+def read_tag(inside: str) -> Tag | None:
+    """The tag whose text between the delimiters is `inside`, or None when it names no
+    shortcode (an empty tag, an escaped `{{</* name */>}}`, which only documents one)."""
+    head = _HEAD.match(inside)
+    if head is None:
         return None
-    return next(group for group in found.groups() if group is not None).strip()
-
-
-def _replacement(tag: re.Match[str]) -> str:
-    before = tag.string[max(0, tag.start() - _LOOK_BEHIND) : tag.start()]
-    in_markdown = _MARKDOWN_TARGET.search(before) is not None
-    in_href = not in_markdown and _HREF_TARGET.search(before) is not None
-    if not (in_markdown or in_href):
-        return ""
-    path = _ref_path(tag) or ""
-    if in_href:
-        return path.replace('"', "%22").replace("'", "%27")
-    if path and not re.search(r"[\s()<>]", path):
-        return path
-    return f"<{path}>" if not re.search(r"[<>\n]", path) else "<>"
-
-
-def strip_template_tags(source: str) -> str:
-    """`source` without template tags (see the module docstring)."""
-    if "{" not in source:
-        return source
-    return _ATTRIBUTE_LIST.sub("", _TAG.sub(_replacement, source))
+    rest = inside[head.end() :]
+    closer = _SELF_CLOSING.search(rest)
+    if closer is not None:
+        rest = rest[: closer.start()]
+    named: dict[str, str] = {}
+    positional: list[str] = []
+    for found in _ARGUMENT.finditer(rest):
+        if found["quoted"] is not None:
+            value = found["quoted"].replace('\\"', '"')
+        else:
+            value = found["raw"] if found["raw"] is not None else found["bare"]
+        if found["key"] is not None:
+            named[found["key"]] = value
+        else:
+            positional.append(value)
+    shortcode = Shortcode(head["name"], named, tuple(positional))
+    return Tag(shortcode, closing=head["closing"] is not None, self_closing=closer is not None)

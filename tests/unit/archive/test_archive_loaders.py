@@ -98,7 +98,7 @@ def test_markdown_front_matter(folder: Folder) -> None:
         '"We publish first and polish later," said the bureau\'s chief data officer. Teams '
         "from three departments signed the shared data pledge on August 28, 2017."
     )
-    assert doc.loader_version == "markdown-2" and doc.links == ()
+    assert doc.loader_version == "markdown-3" and doc.links == ()
 
 
 def test_markdown_without_front_matter(folder: Folder) -> None:

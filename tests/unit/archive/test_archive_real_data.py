@@ -81,9 +81,32 @@ def test_every_digitalgov_article_renders_without_markup() -> None:
         problems += [(doc.doc_id, m.group(0)) for m in MARKUP_LINE.finditer(text)]
         assert "\n\n\n" not in text and " \n" not in text and text == text.strip(), doc.doc_id
         assert all(doc.text[a.start : a.end] == a.text for a in doc.links), doc.doc_id
-        assert doc.loader_version == "markdown-2"
+        assert doc.loader_version == "markdown-3"
     assert problems == []
     assert sum(len(d.links) for d in docs) > 10_000
+
+
+PHASE_ONE = NEWS / "2020" / "04" / "2020-04-15-10x-announces-25-projects-start-phase.md"
+
+
+@_needs(PHASE_ONE)
+def test_a_shortcodes_label_reads_where_the_page_shows_it() -> None:
+    # The source: "we selected {{< asset-static file="10x-FY20-Round-1-Selected-Projects.pdf"
+    # label="the next round of projects (PDF, 119 KB, 8 pages)" >}} to start at ...".
+    [result] = list(load_file(PHASE_ONE, PHASE_ONE.name))
+    assert isinstance(result, Loaded), result
+    doc = result.document
+    label = "the next round of projects (PDF, 119 KB, 8 pages)"
+    assert (
+        f"The 10x program is excited to announce that we selected {label} to start at the "
+        "Phase One Investigation level."
+    ) in doc.text
+    assert "we selected to start" not in doc.text
+    [link] = [link for link in doc.links if link.text == label]
+    assert link.url == (
+        "https://s3.amazonaws.com/digitalgov/static/10x-FY20-Round-1-Selected-Projects.pdf"
+    )
+    assert doc.text[link.start : link.end] == label
 
 
 @_needs(NEWS)

@@ -144,7 +144,7 @@ def test_an_archive_of_raw_markdown_is_upgraded_in_one_run(
         for doc_id in MARKDOWN:
             doc = store.get_document(doc_id)
             assert doc is not None and doc.text == loaded[doc_id].text != raw[doc_id]
-            assert doc.loader_version == "markdown-2"
+            assert doc.loader_version == "markdown-3"
             kept = store.texts_by_hash([(doc_id, sha256_text(raw[doc_id]))])
             assert kept[doc_id, sha256_text(raw[doc_id])].text == raw[doc_id]
         assert summary.passages_embedded + summary.passages_reused == store.count_passages()

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 LOADER_VERSIONS: dict[str, str] = {
     "text": "text-1",
-    "markdown": "markdown-2",  # 1 stored the raw body; 2 renders it to plain text (render.py)
+    # 1 stored the raw body; 2 rendered it to plain text (render.py), template tags dropped;
+    # 3 writes each Hugo shortcode as what its template shows (shortcode_views.py)
+    "markdown": "markdown-3",
     "html": "html-2",  # 1 stored trafilatura's text; 2 walks its tree (lines, cells, links)
     "pdf": "pdf-1",
     "jsonl": "jsonl-1",

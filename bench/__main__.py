@@ -10,9 +10,11 @@ evaluation sets (beside the desk before and a BM25 baseline), 20 follow-ups with
 their conversation, both sets in Quick and in
 Deep mode, both executors on both sets, the coverage calibration on two archives, a
 static first-pass embedding against the model on both archives, the auditor on WiCE,
-hostile drafts against the grounding contract, and both sets against a real llama.cpp
-server. Benchmarks that need the shared data folder or the llama.cpp server
-(`make llamacpp`) say so and skip. `--quick` runs the smoke variants where a bench has one.
+hostile drafts against the grounding contract, the contract judged with three auditors
+(offline, honest, always-supported) over the hostile, faithful and natural-prose drafts, and
+both sets against a real llama.cpp server. Benchmarks that need the shared data folder or the
+llama.cpp server (`make llamacpp`) say so and skip. `--quick` runs the smoke variants where a
+bench has one.
 
 The sample archive (and the digital.gov archive, when the shared data is there) is ingested
 once into a temporary data dir for the benches that need it.
@@ -82,6 +84,7 @@ def main() -> int:
         failures += _run("passages", *quick) != 0
         failures += _run("web_sources", *quick) != 0
         failures += _run("adversarial", *quick) != 0
+        failures += _run("grounding", *quick) != 0
         limit = ["--limit", "5"] if args.quick else []
         failures += _run("llamacpp", *homes, *limit) != 0
     print(f"\n{failures} benchmark(s) failed" if failures else "\nall benchmarks ran")

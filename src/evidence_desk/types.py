@@ -190,6 +190,16 @@ class Source(Frozen):
         description="Who the document's words belong to (speaker, author, publisher): the "
         "names a sentence may use in an attribution frame.",
     )
+    offices: tuple[str, ...] = Field(
+        (),
+        description="The speaker's office (`President`): a sentence may name the speaker by "
+        "it in an attribution frame (`the President said`).",
+    )
+    addressees: tuple[str, ...] = Field(
+        (),
+        description="Whom the document addresses (`Congress`): a frame may name them "
+        "beside an attribution verb (`told Congress that`).",
+    )
     origin: Origin = "archive"
     retrieved_at: str
     content_sha256: str
@@ -359,6 +369,11 @@ class ClaimChecks(Frozen):
     )
     carried_by: tuple[str, ...] = Field(
         (), description="Passage ids of the window that carries the sentence, when one does."
+    )
+    leans_on: tuple[int, ...] = Field(
+        (),
+        description="The 1-based numbers of the answer's sentences this one leans on "
+        "(`trust/answer.py`): it is kept only while they are.",
     )
     hidden_characters: tuple[str, ...] = Field(
         (),

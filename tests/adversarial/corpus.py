@@ -11,6 +11,16 @@ uses, so what a draft quotes is exactly what the checks search.
 may lean on (speaker, year, date). `usable` picks sentences a faithful writer can copy
 without tripping rules that have nothing to do with meaning (no quote marks, markup, line
 breaks or inner end marks).
+
+The context families (`fam_context.py`, `fam_answer.py`) attack what the source asserts, not
+what it holds: views it reports to reject them, labelled myths, questions, far conditions.
+Ten addresses hold too few of those, so a WIDER pool is ingested beside the two above and
+read only by those families (`extra_views`): ten more addresses (`SOTU_EXTRA_IDS`, chosen
+for reported views, questions, refutations and dated sentences) and five digital.gov articles
+built around myths, don'ts and mistakes (`DIGITALGOV_EXTRA`, copied into their own folder
+when present). `SOTU_IDS` and the picked articles are unchanged, so every other family and
+the faithful drafts are written from exactly the documents they were before; the extras
+only add ingest time (their embeddings are cached like the others').
 """
 
 from __future__ import annotations
@@ -44,6 +54,26 @@ SOTU_IDS = (
     "2002-Bush-1",
     "2012-Obama-1",
 )
+# Read only by the context families (see the module docstring).
+SOTU_EXTRA_IDS = (
+    "1936-Roosevelt-1",
+    "1939-Roosevelt-1",
+    "1979-Carter-1",
+    "1984-Reagan-1",
+    "1992-Bush-1",
+    "1996-Clinton-1",
+    "2006-Bush-1",
+    "2015-Obama-1",
+    "2016-Obama-1",
+    "2023-Biden-1",
+)
+DIGITALGOV_EXTRA = (
+    "2013/06/2013-06-26-5-myths-about-social-media-accessibility-2.md",
+    "2013/12/2013-12-20-live-tweeting-government-events-dos-and-donts.md",
+    "2014/05/2014-05-01-improving-contact-center-performance-with-contract-incentives-dos-and-donts.md",
+    "2015/03/2015-03-10-busting-myths-and-building-partnerships-national-drug-facts-week.md",
+    "2017/03/2017-03-22-mythbusters-guide-to-accessibility-what-weve-learned-about-508-compliance-that-all-technologists-can-use.md",
+)
 DIGITALGOV_PARTS = ("digitalgov-news", "raw", "content", "news")
 DIGITALGOV_ARTICLES = 10
 SOTU, DIGITALGOV = "sotu", "digitalgov"
@@ -58,9 +88,11 @@ def sotu_records(ids: Sequence[str] = SOTU_IDS) -> list[dict[str, str]]:
 
 
 def write_sotu(folder: Path) -> Path:
+    """The sample and the extra addresses (`SOTU_EXTRA_IDS`) as one JSONL file."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "sotu-adversarial.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in sotu_records()), encoding="utf-8")
+    records = sotu_records((*SOTU_IDS, *SOTU_EXTRA_IDS))
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
 
 
@@ -84,6 +116,20 @@ def pick_articles(news: Path, n: int = DIGITALGOV_ARTICLES) -> list[Path]:
             candidates.append(path)
     step = max(len(candidates) // n, 1)
     return candidates[::step][:n]
+
+
+def copy_extra_articles(news: Path, dest: Path) -> list[str]:
+    """Copies the `DIGITALGOV_EXTRA` articles that exist (and were not picked) under `dest`."""
+    picked = {p.relative_to(news).as_posix() for p in pick_articles(news)}
+    out = []
+    for rel in DIGITALGOV_EXTRA:
+        if rel in picked or not (news / rel).exists():
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(news / rel, target)
+        out.append(rel)
+    return out
 
 
 def copy_digitalgov(news: Path, dest: Path) -> Path:
@@ -216,12 +262,29 @@ def build_desk(home: Path, cache: Path, digitalgov_news: Path | None) -> tuple[D
     desk = Desk(settings)
     paths = [write_sotu(home.parent / f"{home.name}-input")]
     article_ids: list[str] = []
+    extra_ids: list[str] = []
     if digitalgov_news is not None:
         folder = copy_digitalgov(digitalgov_news, home.parent / f"{home.name}-news")
         paths.append(folder)
         article_ids = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md"))
+        extra = home.parent / f"{home.name}-news-extra"
+        extra_ids = copy_extra_articles(digitalgov_news, extra)
+        if extra_ids:
+            paths.append(extra)
     desk.ingest(paths)
+    _EXTRA[SOTU] = tuple(views(desk, SOTU, SOTU_EXTRA_IDS))
+    _EXTRA[DIGITALGOV] = tuple(views(desk, DIGITALGOV, extra_ids))
     return desk, article_ids
+
+
+# The extra documents of the last `build_desk`, by archive (see the module docstring).
+_EXTRA: dict[str, tuple[DocView, ...]] = {}
+
+
+def extra_views(archive: str) -> tuple[DocView, ...]:
+    """The wider pool's extra documents of `archive` ingested by the last `build_desk` (none
+    before one, or for the in-memory tests)."""
+    return _EXTRA.get(archive, ())
 
 
 def views(desk: Desk, archive: str, doc_ids: Sequence[str]) -> list[DocView]:
@@ -243,7 +306,7 @@ def memory_documents(ids: Sequence[str]) -> list[Document]:
             r["title"],
             date=r["date"],
             url=r["url"],
-            meta={"president": r["president"]},
+            meta={k: r[k] for k in ("president", "office", "addressees") if k in r},
         )
         for r in sotu_records(ids)
     ]

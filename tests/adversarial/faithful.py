@@ -20,7 +20,6 @@ from evidence_desk.textutil import STOPWORDS
 from .cases import (
     ARTICLES,
     AUXILIARIES,
-    CRITICAL,
     DISCLAIMERS,
     FAITHFUL,
     PREPOSITIONS,
@@ -44,6 +43,7 @@ from .cases import (
 )
 from .corpus import DocView
 from .fam_breaks import MONTHS
+from .fam_context import REPORTED
 
 
 def _case(kind: str, doc: DocView, answer: str) -> Case:
@@ -139,17 +139,29 @@ def negation_quote(rng: random.Random, doc: DocView, _pools: Pools) -> Case | No
     return None if s is None else _case("negation_quote", doc, quoted(said_frame(doc, rng), s.text))
 
 
+def _not_a_question(text: str) -> bool:
+    """A draft that states a source's question asserts what the source only asks."""
+    return not text.rstrip(" \"'”’)").endswith("?")
+
+
 def negation_unquoted(rng: random.Random, doc: DocView, _pools: Pools) -> Case | None:
-    s = pick(rng, doc, has_negation)
+    s = pick(rng, doc, lambda t: has_negation(t) and _not_a_question(t))
     if s is None:
         return None
     body = f"{that_frame(doc, rng)} {decap(s.text)}" if rng.random() < 0.6 else s.text
     return _case("negation_unquoted", doc, cite(body))
 
 
+_HARMLESS = frozenset(
+    "a an the this that these those very really truly indeed now also too".split()
+)
+
+
 def extractive(rng: random.Random, doc: DocView, _pools: Pools) -> Case | None:
-    """A real sentence with its articles, or one or two harmless words, left out."""
-    s = pick(rng, doc)
+    """A real sentence with its articles, or one or two words that only point or stress
+    (`this`, `very`, `indeed`), left out. Dropping an adjective or a verb is a paraphrase:
+    `faithful_prose.py` measures those."""
+    s = pick(rng, doc, _not_a_question)
     if s is None:
         return None
     words = s.text.split()
@@ -158,7 +170,7 @@ def extractive(rng: random.Random, doc: DocView, _pools: Pools) -> Case | None:
     if rng.random() < 0.4:
         drop = {i for i in plain if words[i] in ARTICLES}
     else:
-        harmless = [i for i in plain[:-1] if words[i] not in CRITICAL and not numeric(words[i])]
+        harmless = [i for i in plain[:-1] if words[i] in _HARMLESS]
         if harmless:
             i = rng.choice(harmless)
             run = rng.choice([1, 1, 2])
@@ -171,13 +183,16 @@ def extractive(rng: random.Random, doc: DocView, _pools: Pools) -> Case | None:
 
 
 def mid_quote(rng: random.Random, doc: DocView, _pools: Pools) -> Case | None:
-    """A quote that starts mid-sentence, with no negation or disclaimer just before it."""
+    """A quote that starts mid-sentence, with no negation or disclaimer just before it, nor
+    a view the sentence gives to others (`those who believed that ...`)."""
     s = pick(rng, doc, lambda t: len(t.split()) >= 10)
     if s is None:
         return None
     words = s.text.split()
     k = rng.randint(2, len(words) - 4)
     if any(w in DISCLAIMERS for w in lower_words(" ".join(words[max(0, k - 8) : k]))):
+        return None
+    if REPORTED.search(" ".join(words[:k]) + " "):
         return None
     quote = " ".join(words[k:])
     lead = lower_words(words[k])[:1]

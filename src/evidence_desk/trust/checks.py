@@ -16,7 +16,9 @@ For one claim (a sentence of the draft, see `claims.py`) against the run's sourc
   source's own date as a whole (rules in `numbers.py`). Those that do not are listed in
   `unmatched_numbers`.
 * grounding: one passage of one cited source carries the whole sentence (the grounding
-  contract, `grounding.py`); otherwise the reasons. `carried_by` names that passage.
+  contract, `grounding.py`), and the source asserts it there (`assertion.py`); otherwise
+  the reasons. `carried_by` names that passage. For a whole draft, the sentences it leans
+  on (`answer.py`) are in `leans_on`, and a lean the answer does not satisfy is a reason.
 * hidden_characters: invisible, direction-changing or combining characters and mixed-script
   words (`characters.py`).
 * markup: markup outside quotes (`markup.py`).
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..types import ClaimChecks, Quote, Source
+from .answer import leans
 from .characters import hidden_characters
 from .claims import DraftClaim, split_claims, strip_markers
 from .grounding import Carrier, Finding, ground
@@ -47,8 +50,9 @@ class EvidenceSource:
 
     `text` is the document's full stored text (quotes are searched there); `passages` are
     (passage id, start, end) of the run's selected passages in it (for a draft checked on
-    its own, every passage of the document); `title`, `date` and `names` (speaker, author,
-    publisher) are the source's own metadata, the words a sentence may use about it.
+    its own, every passage of the document); `title`, `date`, `names` (speaker, author,
+    publisher), `offices` (the speaker's: `President`) and `addressees` (`Congress`) are the
+    source's own metadata, the words a sentence may use about it.
     """
 
     id: str
@@ -58,6 +62,8 @@ class EvidenceSource:
     title: str = ""
     date: str | None = None
     names: tuple[str, ...] = ()
+    offices: tuple[str, ...] = ()
+    addressees: tuple[str, ...] = ()
 
     @cached_property
     def stored(self) -> StoredText:
@@ -70,7 +76,13 @@ class EvidenceSource:
 
     @cached_property
     def carrier(self) -> Carrier:
-        metadata = Metadata(title=self.title, date=self.date, names=self.names)
+        metadata = Metadata(
+            title=self.title,
+            date=self.date,
+            names=self.names,
+            offices=self.offices,
+            addressees=self.addressees,
+        )
         return Carrier(self.id, self.stored, self.passages, metadata)
 
     @cached_property
@@ -94,6 +106,8 @@ class EvidenceSource:
             title=source.title,
             date=source.date,
             names=source.names,
+            offices=source.offices,
+            addressees=source.addressees,
         )
 
     @classmethod
@@ -142,7 +156,15 @@ def _locate(quote: str, cited: Sequence[EvidenceSource], finding: Finding) -> Qu
 def check_claim(
     claim: DraftClaim, sources: Mapping[str, EvidenceSource]
 ) -> tuple[ClaimChecks, tuple[Quote, ...]]:
-    """Run every check on one claim; `sources` maps source id ("S1") to its evidence."""
+    """Run every check on one claim alone; `sources` maps source id ("S1") to its evidence.
+    (Within an answer, `check_claims` also reads what it leans on.)"""
+    checks, quotes, _ = _check(claim, sources)
+    return checks, quotes
+
+
+def _check(
+    claim: DraftClaim, sources: Mapping[str, EvidenceSource]
+) -> tuple[ClaimChecks, tuple[Quote, ...], Finding]:
     cited = [sources[c] for c in claim.citations if c in sources]
     unknown = tuple(c for c in claim.citations if c not in sources) + claim.malformed
     finding = ground(claim, [s.carrier for s in cited])
@@ -166,13 +188,24 @@ def check_claim(
         markup=markup(claim),
         unbalanced_quote_marks=claim.unbalanced,
     )
-    return checks, quotes
+    return checks, quotes, finding
+
+
+def check_claims(
+    claims: Sequence[DraftClaim], sources: Mapping[str, EvidenceSource]
+) -> list[CheckedClaim]:
+    """Check each claim of an answer, and what each leans on among the others."""
+    done = [_check(claim, sources) for claim in claims]
+    texts = {sid: source.stored.text for sid, source in sources.items()}
+    lean = leans(claims, [finding for _, _, finding in done], texts)
+    out: list[CheckedClaim] = []
+    for claim, (checks, quotes, _), needs in zip(claims, done, lean, strict=True):
+        grounding = checks.grounding + ((needs.problem,) if needs.problem else ())
+        update = {"grounding": grounding, "leans_on": needs.on}
+        out.append(CheckedClaim(claim, checks.model_copy(update=update), quotes))
+    return out
 
 
 def check_draft(draft: str, sources: Mapping[str, EvidenceSource]) -> list[CheckedClaim]:
-    """Split a draft into claims and check each one."""
-    out: list[CheckedClaim] = []
-    for claim in split_claims(draft):
-        checks, quotes = check_claim(claim, sources)
-        out.append(CheckedClaim(claim, checks, quotes))
-    return out
+    """Split a draft into claims and check each one, in the answer it belongs to."""
+    return check_claims(split_claims(draft), sources)

@@ -10,7 +10,7 @@ so the splitter breaks wherever a reader sees a break. How a draft is read, all 
 * Sentences within a line end at `.`, `!`, `?`, `。`, `！` or `？` (closing `)` and further end
   marks included) followed by white space, and `。！？` also without it. A lower-case word
   after the end mark starts a new sentence too. A period after a known abbreviation (Mr.,
-  Dr., U.S., e.g., ...) or a single initial does not end a sentence: such a sentence is
+  Dr., U.S., e.g., ...) or an initial (`W.`, `H.W.`) does not end a sentence: such a sentence is
   judged whole, all of its words. Citation markers right after the end mark belong to the
   sentence they follow (`... in 1933. [S2] Then ...`).
 * Quotes are never split, and never cross a line. Every quotation mark in common use opens
@@ -105,6 +105,7 @@ _ABBREVIATION_WORDS = (
     "approx cf ca al inc ltd co corp dept est vol pp"
 )
 _ABBREVIATIONS = frozenset(_ABBREVIATION_WORDS.split())
+_INITIALS = re.compile(r"[^\W\d_](?:\.[^\W\d_])*")  # `W`, `H.W` (George H.W. Bush)
 
 
 @dataclass(frozen=True)
@@ -295,7 +296,7 @@ def _after_abbreviation(text: str, dot: int) -> bool:
     while k > 0 and (text[k - 1].isalpha() or text[k - 1] == "."):
         k -= 1
     word = text[k:dot].lower()
-    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+    return word in _ABBREVIATIONS or _INITIALS.fullmatch(word) is not None
 
 
 def _to_claim(text: str, span: _Span, stop: int) -> DraftClaim | None:

@@ -7,9 +7,10 @@ re-derive, from the receipt alone:
   and check flags that agree with them and with the run's source ids;
 * the check for text aimed at a model, from the cited sources' recorded passages;
 * the grounding contract's checks (`checks.py`): whether a recorded passage carries each
-  sentence, its hidden characters, its markup and its quotation marks, re-run on the
-  recorded passages and the sources' recorded metadata (receipts of version 2 on; version 1
-  was written before the contract and carries none of these checks);
+  sentence, and what it leans on in the answer, its hidden characters, its markup and its
+  quotation marks, re-run on the recorded passages and the sources' recorded metadata
+  (receipts of version 2 on; version 1 was written before the contract and carries none of
+  these checks);
 * each effective verdict from the auditor's verdict and the checks (`gate.py`);
 * the top-level `quotes` list as the claims' quotes in order;
 * each quote marked verbatim that lies inside a recorded passage matches that passage's text;
@@ -20,7 +21,7 @@ re-derive, from the receipt alone:
 from __future__ import annotations
 
 from ..types import Claim, Receipt
-from .checks import EvidenceSource, check_claim
+from .checks import CheckedClaim, EvidenceSource, check_claims
 from .claims import DraftClaim, split_claims
 from .gate import decide_claims, effective_verdict
 from .screen import model_directed
@@ -41,13 +42,12 @@ def _parse_problems(n: int, parsed: DraftClaim, claim: Claim, source_ids: set[st
     return problems
 
 
-def _contract_problems(
-    n: int, parsed: DraftClaim, claim: Claim, sources: dict[str, EvidenceSource]
-) -> list[str]:
+def _contract_problems(n: int, checked: CheckedClaim, claim: Claim) -> list[str]:
     """The grounding contract's checks re-run on the recorded passages, compared."""
-    derived, _ = check_claim(parsed, sources)
-    recorded = claim.checks
+    derived, recorded = checked.checks, claim.checks
     problems: list[str] = []
+    if derived.leans_on != recorded.leans_on:
+        problems.append(f"Claim {n}'s sentences it leans on are not the ones its answer gives.")
     if bool(derived.grounding) != bool(recorded.grounding):
         problems.append(
             f"Claim {n}'s grounding check does not match its recorded passages "
@@ -107,10 +107,11 @@ def consistency_problems(receipt: Receipt) -> list[str]:
         problems.append("The recorded claims are not the sentences of the recorded draft.")
     else:
         evidence = {s.id: EvidenceSource.from_passages(s) for s in receipt.sources}
+        rechecked = check_claims(parsed, evidence) if receipt.receipt_version >= 2 else []
         for n, (p, c) in enumerate(zip(parsed, receipt.claims, strict=True), start=1):
             problems.extend(_parse_problems(n, p, c, source_ids))
-            if receipt.receipt_version >= 2:
-                problems.extend(_contract_problems(n, p, c, evidence))
+            if rechecked:
+                problems.extend(_contract_problems(n, rechecked[n - 1], c))
     directed = {s.id for s in receipt.sources if any(model_directed(p.text) for p in s.passages)}
     for n, claim in enumerate(receipt.claims, start=1):
         problems.extend(_claim_problems(n, claim))

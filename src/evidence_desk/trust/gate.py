@@ -17,12 +17,15 @@ The pruning policy, applied in this order:
    floor itself rather than trusting the coverage stage's flag alone).
 2. HELD_FOR_REVIEW when the draft has no claims; or any quote is not verbatim; or any
    claim cites a source that does not exist (malformed markers included); or any claim is
-   contradicted; or any claim that is not grounded contains a quote (a quoted sentence is
-   never dropped silently); or any claim cites a source whose passages address a model
+   contradicted; or any claim that does not stand (3.) contains a quote (a quoted sentence
+   is never dropped silently); or any claim cites a source whose passages address a model
    (`screen.py`: a steered model may have written or judged the other sentences too); or
    any claim carries a hidden character (`characters.py`: what a reader sees would not be
    what was checked); or any claim has a quotation mark without its partner.
-3. Otherwise the claims that are not grounded would be dropped. HELD_FOR_REVIEW when none
+3. Otherwise the claims that do not stand would be dropped: a claim stands when it is
+   grounded and every claim it leans on (`checks.leans_on`, `answer.py`) stands, so
+   pruning removes a sentence together with the sentences that lean on it. HELD_FOR_REVIEW
+   when none
    would remain, when more than `policy.max_pruned_fraction` of the claims would be
    dropped, or when fewer than `policy.min_kept_claims` would remain.
 4. PUBLISHED_AFTER_PRUNING when some claims were dropped; AUTO_CLEARED when every claim is
@@ -30,7 +33,7 @@ The pruning policy, applied in this order:
 
 The published answer is the kept claims' texts, in draft order, joined by one space; it is
 empty unless the decision publishes. A claim is kept only when the answer is published and
-the claim is grounded.
+the claim stands (so it is grounded).
 
 THE GATE INVARIANT: a published answer never contains a claim that is not grounded, nor a
 quote that is not verbatim in a cited source. `decide_claims` guarantees it by construction (kept
@@ -72,6 +75,21 @@ def is_grounded(claim: Claim) -> bool:
     )
 
 
+def standing(claims: Sequence[Claim]) -> tuple[bool, ...]:
+    """For each claim, whether it stands: grounded, and every claim it leans on stands (a
+    number outside the answer, or its own, never does)."""
+    keep = [is_grounded(c) for c in claims]
+    changed = True
+    while changed:
+        changed = False
+        for k, claim in enumerate(claims):
+            if keep[k] and not all(
+                0 < j <= len(claims) and j != k + 1 and keep[j - 1] for j in claim.checks.leans_on
+            ):
+                keep[k], changed = False, True
+    return tuple(keep)
+
+
 def judge(checked: Sequence[CheckedClaim], audits: Sequence[ClaimAudit]) -> list[Claim]:
     """Combine each claim's checks with the auditor's advice (one audit per claim)."""
     if len(checked) != len(audits):
@@ -94,7 +112,7 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n} {singular if n == 1 else plural or singular + 's'}"
 
 
-def _hold_reasons(claims: Sequence[Claim]) -> list[str]:
+def _hold_reasons(claims: Sequence[Claim], stands: Sequence[bool]) -> list[str]:
     # (count, noun, verb when singular, verb when plural, the rest of the sentence)
     findings = [
         (
@@ -110,7 +128,7 @@ def _hold_reasons(claims: Sequence[Claim]) -> list[str]:
             "sentence", "is", "are", "contradicted by the sources",
         ),
         (
-            sum(bool(c.quotes) and not is_grounded(c) for c in claims),
+            sum(bool(c.quotes) and not s for c, s in zip(claims, stands, strict=True)),
             "quoted sentence", "is", "are", "not supported by the sources",
         ),
         (
@@ -186,10 +204,10 @@ def decide_claims(
         )
     if n == 0:
         return _held("Held for review because the draft has no sentences to check.", 0)
-    reasons = _hold_reasons(claims)
+    grounded = standing(claims)
+    reasons = _hold_reasons(claims, grounded)
     if reasons:
         return _held(f"Held for review because {_join(reasons)}.", n)
-    grounded = tuple(is_grounded(c) for c in claims)
     dropped = grounded.count(False)
     hold = _pruning_hold(dropped, n, policy)
     if hold is not None:

@@ -20,18 +20,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import pairwise
+from dataclasses import dataclass, replace
+from itertools import pairwise, product
 
+from .assertion import unasserted
 from .claims import DraftClaim
+from .lemmas import variant, verb_lemmas
 from .text import StoredText
-from .units import Metadata, Reading, Token, is_year, read_units, tokens, too_short, vocabulary
+from .units import (
+    ATTRIBUTION_VERBS,
+    REPORTING_VERBS,
+    Metadata,
+    Reading,
+    Token,
+    is_year,
+    read_units,
+    tokens,
+    too_short,
+    vocabulary,
+)
 
 MAX_GAP = 3  # words a sentence may skip between two of its units
 LOOKBACK = 8  # source words before a quote (same sentence) searched for a negation
 LOOKAHEAD = 4  # source words after the last unit searched for a disclaimer
 MIN_QUOTE_WORDS = 3
 MIN_QUOTE_CONTENT_WORDS = 2
+CONTEXT_BEFORE, CONTEXT_AFTER = 3, 1  # neighbouring passages read as a window's context
 
 # Words a sentence may never skip: negations, modals, conditionals, contrasts, quantifiers,
 # comparisons and stance words. Skipping one changes what the source says. (All three
@@ -54,6 +68,24 @@ NEGATIONS = vocabulary(
     claims claimed allege alleges alleged pretend pretends pretended doubt if unless whether
     supposedly"""
 )
+# What a gap between two units may skip, and nothing else: articles, determiners, "and",
+# prepositions a frame may have taken ("in 1941 to fund" against "to fund ... in 1938"),
+# and adverbs that only stress or link; and a parenthesis set off by commas or dashes that
+# holds no critical word or number ("We must, as a nation, invest"). A verb ("prevent the
+# use of" is not "use of"), a degree adverb ("hardly"), an adjective ("proposed", "draft"),
+# a name or a number is never skipped: each is a word the sentence must carry or leave the
+# passage's order for.
+GAP_MAY_SKIP = vocabulary(
+    """a an the this that these those our my your his her its their and also too very
+    really truly indeed now here today so thus therefore then moreover furthermore besides
+    however certainly surely clearly simply to in on of as at by for with from"""
+)
+# Auxiliaries a gap may skip before a verb form (`_Passage._auxiliaries`).
+PERFECT = vocabulary("have has had")
+PROGRESSIVE = vocabulary("am is are was were")
+# Before a quote, a gap may also skip the source's own speech verb.
+SPEECH_VERBS = ATTRIBUTION_VERBS | REPORTING_VERBS
+_PARENTHESIS = re.compile(r"\s*(?:,[^,;:]*,|[—–][^—–;:]*[—–]|\([^()]*\))\s*")
 # Before the carried words, within `MAX_GAP`: the critical words a sentence may not leave out
 # at its start either (contrasts such as "but" or "however" it may).
 QUALIFIERS = CRITICAL - vocabulary("but although though however yet until than rather")
@@ -87,6 +119,7 @@ class Finding:
     problems: tuple[str, ...]
     source_id: str | None = None
     window: Window | None = None
+    span: tuple[int, int] | None = None  # the stored text's stretch that carries the sentence
 
     @property
     def grounded(self) -> bool:
@@ -116,6 +149,30 @@ class Carrier:
             if len(touched) > 1 and _contiguous(self.stored.text, touched):
                 out.append(Window(touched[0][1], touched[-1][2], tuple(p[0] for p in touched)))
         return out
+
+    def region(self, window: Window) -> tuple[int, int]:
+        """The window with up to `CONTEXT_BEFORE` passages before it and `CONTEXT_AFTER`
+        after, as long as they follow each other in the document (consecutive ordinals,
+        only white space between): the context its sentences are read in."""
+        ids = [pid for pid, _, _ in self.passages]
+        first, last = ids.index(window.passage_ids[0]), ids.index(window.passage_ids[-1])
+        lo, hi = first, last
+        while lo > 0 and first - lo < CONTEXT_BEFORE and self._neighbours(lo - 1):
+            lo -= 1
+        while hi + 1 < len(ids) and hi - last < CONTEXT_AFTER and self._neighbours(hi):
+            hi += 1
+        return min(self.passages[lo][1], window.start), max(self.passages[hi][2], window.end)
+
+    def _neighbours(self, k: int) -> bool:
+        """Passages k and k+1 are next to each other in the document."""
+        (pid, _, b), (nid, a, _) = self.passages[k], self.passages[k + 1]
+        return _ordinal(nid) == _ordinal(pid) + 1 and not self.stored.text[b:a].strip()
+
+
+def _ordinal(passage_id: str) -> int:
+    """A passage's number in its document (`doc#7` -> 7), or -2 for another kind of id."""
+    tail = passage_id.rpartition("#")[2]
+    return int(tail) if tail.isdigit() else -2
 
 
 def _contiguous(text: str, passages: Sequence[tuple[str, int, int]]) -> bool:
@@ -159,10 +216,20 @@ def _ground_in(claim: DraftClaim, carrier: Carrier) -> Finding:
             )
         )
     best = _NOT_TOGETHER
-    for window in carrier.windows([s for spans in quote_spans for s in spans]):
-        problem = _carried(reading, quote_spans, window, text)
+    readings = [reading]
+    if reading.first_person is not None:
+        readings.append(replace(reading, units=reading.first_person, first_person=None))
+    for window, read in product(
+        carrier.windows([s for spans in quote_spans for s in spans]), readings
+    ):
+        problem, spans = _carried(read, quote_spans, window, text)
         if problem is None:
-            return Finding((), carrier.source_id, window)
+            # Carried: asserted where any one chain of it sits? (`spans` is never empty.)
+            region, dated = carrier.region(window), bool(reading.event_years)
+            reasons = [unasserted(text, region, s, claim, dated) for s in spans]
+            if None in reasons:
+                return Finding((), carrier.source_id, window, spans[reasons.index(None)])
+            problem = next(r for r in reasons if r is not None)
         if problem != _NOT_TOGETHER:
             best = problem
     return Finding((best.format(sid=carrier.source_id),))
@@ -207,6 +274,7 @@ class _Passage:
 
     toks: list[Token]
     breaks: list[bool]  # breaks[k]: a sentence ends between token k-1 and token k
+    text: str  # the stored text the tokens' offsets point into
 
     @classmethod
     def of(cls, window: Window, text: str) -> _Passage:
@@ -215,16 +283,24 @@ class _Passage:
             k == 0 or bool(_SENTENCE_BREAK.search(text[toks[k - 1].end : toks[k].start]))
             for k in range(len(toks))
         ]
-        return cls(toks, breaks)
+        return cls(toks, breaks, text)
 
     def options(
         self, reading: Reading, quote_spans: list[list[tuple[int, int]]], window: Window
     ) -> list[list[tuple[int, int]]]:
-        """For each unit, the (first, last) token ranges where it occurs in the window."""
+        """For each unit, the (first, last) token ranges where it occurs in the window (a
+        word, or another form of the same verb: `lemmas.py`)."""
         out: list[list[tuple[int, int]]] = []
         for unit in reading.units:
             if unit.quote is None:
-                out.append([(k, k) for k, t in enumerate(self.toks) if t.word == unit.word])
+                forms = verb_lemmas(unit.word) if unit.word not in CRITICAL else frozenset()
+                out.append(
+                    [
+                        (k, k)
+                        for k, t in enumerate(self.toks)
+                        if t.word == unit.word or (forms and variant(t.word, unit.word, CRITICAL))
+                    ]
+                )
                 continue
             ranges = [
                 self._range(a, b)
@@ -239,14 +315,35 @@ class _Passage:
         last = max((k for k, t in enumerate(self.toks) if t.start < b), default=-1)
         return first, last
 
-    def linked(self, prev_last: int, first: int) -> bool:
+    def linked(
+        self, prev_last: int, first: int, echo: frozenset[str] = frozenset(), quote: bool = False
+    ) -> bool:
         """A unit at `first` may follow one ending at `prev_last`: in order, a small gap,
-        and no critical word or number skipped."""
+        and every word skipped one of `GAP_MAY_SKIP`, of the sentence's own words there
+        (`echo`, never a critical one), or, before a quote, a speech verb (`Jefferson wrote,
+        "..."` for `quoted Jefferson as saying "..."`)."""
         gap = first - prev_last - 1
-        return 0 <= gap <= MAX_GAP and not any(
-            self.toks[k].word in CRITICAL or self.toks[k].word[:1].isdigit()
-            for k in range(prev_last + 1, first)
+        if not 0 <= gap <= MAX_GAP:
+            return False
+        skipped = [self.toks[k].word for k in range(prev_last + 1, first)]
+        may = GAP_MAY_SKIP | SPEECH_VERBS if quote else GAP_MAY_SKIP
+        may |= self._auxiliaries(first)
+        if all(w in may or (w in echo and w not in CRITICAL) for w in skipped):
+            return True
+        between = self.text[self.toks[prev_last].end : self.toks[first].start]
+        return bool(_PARENTHESIS.fullmatch(between)) and not any(
+            w in CRITICAL or w[:1].isdigit() for w in skipped
         )
+
+    def _auxiliaries(self, k: int) -> frozenset[str]:
+        """The auxiliaries a gap may skip before token `k`: `have` before a verb form (`I have
+        directed` carries `Washington directed`), `am`/`is`/... before an `-ing` form (`I am
+        proposing`). A form of `be` before a participle is a passive (`was attacked` is not
+        `attacked`) and is never skipped."""
+        word = self.toks[k].word
+        if word.endswith("ing") and verb_lemmas(word):
+            return PROGRESSIVE | PERFECT
+        return PERFECT if verb_lemmas(word) and word != "been" else frozenset()
 
     def _before(self, first: int, reach: int, words: frozenset[str]) -> bool:
         """One of `words` within `reach` words before token `first`, in the same sentence."""
@@ -284,8 +381,9 @@ class _Passage:
 
 def _carried(
     reading: Reading, quote_spans: list[list[tuple[int, int]]], window: Window, text: str
-) -> str | None:
-    """None when the window carries the units; otherwise the reason it does not.
+) -> tuple[str | None, list[tuple[int, int]]]:
+    """(None, the spans of text that carry the units) when the window carries them;
+    otherwise (the reason it does not, []).
 
     A chain is (first token of the first unit, first and last token of the latest unit);
     chains grow unit by unit, in the sentence's order.
@@ -293,7 +391,7 @@ def _carried(
     passage = _Passage.of(window, text)
     options = passage.options(reading, quote_spans, window)
     if not all(options):
-        return _NOT_TOGETHER
+        return _NOT_TOGETHER, []
     units = reading.units
     starts = [(a, b) for a, b in options[0] if not passage.negated_before(a)]
     # A quote shows where it starts; an extractive sentence's first words do not.
@@ -308,19 +406,23 @@ def _carried(
             if free and passage.negated_before(first):
                 disclaimed = True
                 continue
-            start = next((c[0] for c in chains if free or passage.linked(c[2], first)), None)
+            echo, quote = units[i].echo, units[i].quote is not None
+            start = next(
+                (c[0] for c in chains if free or passage.linked(c[2], first, echo, quote)), None
+            )
             if start is not None:
                 grown.append((start, first, last))
         chains = grown
     ends = [c for c in chains if not passage.disclaimed_after(c[2])]
     if chains and not ends:
-        return _DISCLAIMED
+        return _DISCLAIMED, []
     if reading.event_years:
         ends = [c for c in ends if not passage.other_year(c[0], c[2], reading.event_years)]
         if chains and not ends:
-            return _OTHER_YEAR
+            return _OTHER_YEAR, []
     if ends:
-        return None
+        toks = passage.toks
+        return None, [(toks[min(c[0], c[2])].start, toks[max(c[0], c[2])].end) for c in ends]
     if disclaimed:
-        return _DISCLAIMED
-    return _QUALIFIED if qualified else _NOT_TOGETHER
+        return _DISCLAIMED, []
+    return (_QUALIFIED if qualified else _NOT_TOGETHER), []

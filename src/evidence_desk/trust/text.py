@@ -15,6 +15,9 @@ white space. The rules, all of them:
 * Nothing else is folded: case, punctuation (a curly ’ is not a straight '), dashes,
   look-alike letters (Cyrillic а is not Latin a) and Unicode normal forms (NFC vs NFD) all
   count as differences.
+* The case of the quote's first letter: a writer who works a quote into a sentence writes
+  `stated that "the actual state ..."` for the source's `The actual state ...` (and the
+  other way round at the start of a sentence). No other letter's case is folded.
 * An empty or all-white-space quote is never verbatim.
 * American style: a quote ending in `.` or `,` (the writer's punctuation inside the closing
   mark) also matches the source's words without that mark, unless the source has `?` or `!`
@@ -84,6 +87,13 @@ class StoredText:
     def find_all(self, quote: str, limit: int | None = None) -> list[tuple[int, int]]:
         """(start, end) of each verbatim occurrence of `quote` (American style included)."""
         needle = collapse_white_space(quote)
+        for variant in _first_cases(needle):
+            spans = self._matches(variant, limit)
+            if spans:
+                return spans
+        return []
+
+    def _matches(self, needle: str, limit: int | None) -> list[tuple[int, int]]:
         spans = self._occurrences(needle, limit)
         if spans or needle[-1:] not in (".", ","):
             return spans
@@ -103,6 +113,17 @@ class StoredText:
             spans.append((self._origin(at), self._origin(at + len(needle) - 1) + 1))
             at = self.collapsed.find(needle, at + 1)
         return spans
+
+
+def _first_cases(needle: str) -> list[str]:
+    """The needle as written, then with its first letter's case turned (when it has one)."""
+    turned = needle[:1].swapcase() + needle[1:]
+    return [needle, turned] if needle[:1].isalpha() and turned != needle else [needle]
+
+
+def _same(found: str, needle: str) -> bool:
+    """Equal, or equal but for the case of the first letter."""
+    return found == needle or (found[1:] == needle[1:] and found[:1].lower() == needle[:1].lower())
 
 
 @lru_cache(maxsize=16)
@@ -125,7 +146,7 @@ def matches_at(quote: str, text: str, start: int | None, end: int | None) -> boo
     found = collapse_white_space(text[start:end])
     if not needle or not found:
         return False
-    if found == needle:
+    if _same(found, needle):
         return True
-    trimmed = needle[-1:] in (".", ",") and found == needle[:-1].rstrip()
+    trimmed = needle[-1:] in (".", ",") and _same(found, needle[:-1].rstrip())
     return trimmed and text[end : end + 1] not in ("?", "!")

@@ -40,6 +40,8 @@ def test_one_address_in_full(sotu: dict[str, Document]) -> None:
         "party": "Democratic",
         "sotu_type": "spoken",
         "is_sotu": "true",
+        "office": "President",
+        "addressees": "Congress",
     }
     assert doc.text.startswith("Mr. President, Mr. Speaker")
 

@@ -70,6 +70,7 @@ def test_abbreviations_and_initials_do_not_split() -> None:
         "Mr. Smith met Franklin D. Roosevelt in the U.S. Capitol [S1].",
         "It rained [S2].",
     ]
+    assert texts("Yes: George H.W. Bush said so [S1].") == ["Yes: George H.W. Bush said so [S1]."]
 
 
 def test_decimal_points_do_not_split() -> None:

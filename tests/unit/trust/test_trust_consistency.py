@@ -85,6 +85,14 @@ def test_a_forged_ungrounded_flag_is_caught(make_receipt: MakeReceipt) -> None:
     )
 
 
+def test_a_forged_lean_is_caught(make_receipt: MakeReceipt) -> None:
+    receipt = make_receipt()
+    receipt["claims"][1]["checks"]["leans_on"] = [1]  # so the gate would prune it with claim 1
+    assert problems(receipt)[0] == (
+        "Claim 2's sentences it leans on are not the ones its answer gives."
+    )
+
+
 def test_quotes_must_follow_from_the_draft(make_receipt: MakeReceipt) -> None:
     receipt = make_receipt()
     receipt["claims"][0]["quotes"][0]["text"] = "fear itself"

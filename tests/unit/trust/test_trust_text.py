@@ -44,7 +44,8 @@ def test_quote_ends_are_trimmed() -> None:
 @pytest.mark.parametrize(
     "quote",
     [
-        "we hold these truths",  # case
+        "we Hold these truths",  # case, but for the first letter
+        "We hold These truths",
         "self—evident",  # dash
         "all men are created equal!",  # punctuation
         "truthsto be",  # white space cannot be removed
@@ -58,6 +59,15 @@ def test_quote_ends_are_trimmed() -> None:
 )
 def test_nothing_else_is_folded(quote: str) -> None:
     assert find_verbatim(quote, TEXT) is None
+
+
+def test_the_first_letter_s_case_is_the_writer_s() -> None:
+    assert find_verbatim("we hold these truths", TEXT) == (0, 20)
+    assert find_verbatim("Self-evident", TEXT) is not None
+    assert find_verbatim("To be self-evident.", TEXT) is not None  # American style too
+    assert matches_at("we hold these truths", TEXT, 0, 20)
+    assert not matches_at("we Hold these truths", TEXT, 0, 20)
+    assert find_verbatim("1 truths", "1 truths") == (0, 8)  # no letter to turn
 
 
 def test_apostrophes_are_not_folded() -> None:

@@ -24,7 +24,12 @@ from itertools import pairwise
 from ...retrieval.embedder import Embedder
 from ...textutil import STOPWORDS, content_terms, stem, unique, words
 from ...trust.numbers import unmatched_figures
-from ...trust.units import ATTRIBUTION_VERBS_TEXT, SOURCE_NOUNS_TEXT
+from ...trust.units import (
+    ATTRIBUTION_VERBS_TEXT,
+    DISCOURSE_WORDS_TEXT,
+    REPORTING_VERBS_TEXT,
+    SOURCE_NOUNS_TEXT,
+)
 from ...types import ClaimAudit, Source, Verdict
 from ..base import ClaimToAudit
 from .calibration import AuditThresholds, load_thresholds
@@ -41,7 +46,17 @@ from .evidence import (
 from .numbers import figures, is_negation, negated, negated_near
 
 _PUNCT = ".,;:!?'’()[]—–-|·"
-_FRAME_TERMS = frozenset(stem(w) for w in f"{ATTRIBUTION_VERBS_TEXT} {SOURCE_NOUNS_TEXT}".split())
+# Words of a frame (`He also argued that`): the grounding contract decides where they are one.
+_FRAME_TERMS = frozenset(
+    stem(w)
+    for text in (
+        ATTRIBUTION_VERBS_TEXT,
+        REPORTING_VERBS_TEXT,
+        DISCOURSE_WORDS_TEXT,
+        SOURCE_NOUNS_TEXT,
+    )
+    for w in text.split()
+)
 _NEAR = 3  # best-overlap sentences whose figures also count as the claim's evidence
 _RANK = {Verdict.UNSUPPORTED: 0, Verdict.PARTIAL: 1, Verdict.SUPPORTED: 2}
 

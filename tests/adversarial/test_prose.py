@@ -26,14 +26,14 @@ from .faithful_prose import PROSE, generate
 from .judge import OracleAuditor, run
 
 ORACLE = "oracle"
-# Held share today, rounded up to the next 5% (measured on this change: sample 42.0% honest,
-# 57.5% offline; digital.gov 28.0% honest, 42.0% offline; before assertion in context and
+# Held share today, rounded up to the next 5% (measured on this change: sample 35.0% honest,
+# 54.0% offline; digital.gov 22.0% honest, 38.0% offline; before assertion in context and
 # the wider frames: 74.0 / 76.5% and 42.0 / 51.0%). Tighten these as the contract widens.
 MAX_HELD = {
-    (SOTU, ORACLE): 0.45,
-    (SOTU, OFFLINE): 0.60,
-    (DIGITALGOV, ORACLE): 0.30,
-    (DIGITALGOV, OFFLINE): 0.45,
+    (SOTU, ORACLE): 0.40,
+    (SOTU, OFFLINE): 0.55,
+    (DIGITALGOV, ORACLE): 0.25,
+    (DIGITALGOV, OFFLINE): 0.40,
 }
 
 

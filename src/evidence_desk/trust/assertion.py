@@ -19,7 +19,8 @@ source holds without asserting them (docs/grounding.md, "Assertion in context"):
 * another speaker's words: the words sit inside quotation marks of the source, and the
   sentence neither says they are quoted nor names the one the source quotes;
 * another time: the sentence dates its content by the source's own date while the carrying
-  source sentence dates it otherwise (`Last year,`, `two years ago`, `in the past`).
+  source sentence, outside the carried words, dates it otherwise (`Last year,`, `two years
+  ago`, `in the past`).
 
 A cue the sentence carries itself is no cue against it: the rules look only before the
 carried words (or after them, for the refutation), so `Nixon said some say that ...` is
@@ -157,7 +158,8 @@ def unasserted(
         return _CONDITIONAL
     if _quoted_other(text, lo, hi, a, b, _own_words(claim)):
         return _QUOTED_OTHER
-    if event_dated and _ELSEWHEN.search(sentence):
+    # (a time the carried words hold themselves is the reader's to see: `"Last month we ..."`)
+    if event_dated and _ELSEWHEN.search(f"{before} {text[b:s1]}"):
         return _OTHER_TIME
     return None
 

@@ -83,8 +83,9 @@ GAP_MAY_SKIP = vocabulary(
 # Auxiliaries a gap may skip before a verb form (`_Passage._auxiliaries`).
 PERFECT = vocabulary("have has had")
 PROGRESSIVE = vocabulary("am is are was were")
-# Before a quote, a gap may also skip the source's own speech verb.
-SPEECH_VERBS = ATTRIBUTION_VERBS | REPORTING_VERBS
+# Before a quote, a gap may also skip the source's own speech verb (and its `who`: `Bryan,
+# who said, "..."`).
+SPEECH_VERBS = ATTRIBUTION_VERBS | REPORTING_VERBS | vocabulary("who")
 _PARENTHESIS = re.compile(r"\s*(?:,[^,;:]*,|[—–][^—–;:]*[—–]|\([^()]*\))\s*")
 # Before the carried words, within `MAX_GAP`: the critical words a sentence may not leave out
 # at its start either (contrasts such as "but" or "however" it may).

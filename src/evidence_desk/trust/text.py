@@ -18,6 +18,10 @@ white space. The rules, all of them:
 * The case of the quote's first letter: a writer who works a quote into a sentence writes
   `stated that "the actual state ..."` for the source's `The actual state ...` (and the
   other way round at the start of a sentence). No other letter's case is folded.
+* A quote inside the quote: the writer's single marks around words inside the quote
+  (`"...as Jefferson said, 'leaving Fear astern.'"`) match the source's double ones
+  (`“leaving Fear astern.”` or `"leaving Fear astern."`), the convention for a quote in a
+  quote. An apostrophe inside a word (`it's`, `nation’s`) is never such a mark.
 * An empty or all-white-space quote is never verbatim.
 * American style: a quote ending in `.` or `,` (the writer's punctuation inside the closing
   mark) also matches the source's words without that mark, unless the source has `?` or `!`
@@ -87,7 +91,7 @@ class StoredText:
     def find_all(self, quote: str, limit: int | None = None) -> list[tuple[int, int]]:
         """(start, end) of each verbatim occurrence of `quote` (American style included)."""
         needle = collapse_white_space(quote)
-        for variant in _first_cases(needle):
+        for variant in (v for inner in _inner_quotes(needle) for v in _first_cases(inner)):
             spans = self._matches(variant, limit)
             if spans:
                 return spans
@@ -113,6 +117,18 @@ class StoredText:
             spans.append((self._origin(at), self._origin(at + len(needle) - 1) + 1))
             at = self.collapsed.find(needle, at + 1)
         return spans
+
+
+# A single-quoted stretch inside a quote: the opening mark not after a letter or digit, the
+# closing one not before one (so `it's` and `nation’s` are never marks).
+_INNER = re.compile(r"(?<!\w)[‘'](?=\S)(.+?)(?<=\S)[’'](?!\w)")
+
+
+def _inner_quotes(needle: str) -> list[str]:
+    """The needle, then with its inner single quotes written as double ones (curly, straight)."""
+    if not _INNER.search(needle):
+        return [needle]
+    return [needle, _INNER.sub(r"“\1”", needle), _INNER.sub(r'"\1"', needle)]
 
 
 def _first_cases(needle: str) -> list[str]:

@@ -127,6 +127,12 @@ def test_what_the_source_holds_without_asserting(
     assert reason in problem.format(sid="S1")
 
 
+def test_a_time_the_carried_words_hold_is_the_reader_s_to_see() -> None:
+    text = "Last year, taxes rose."
+    assert finding(text, "Last year, taxes rose", 'In 1941: "Last year, taxes rose."', True) is None
+    assert finding(text, "taxes rose", "In 1941, taxes rose", True) is not None
+
+
 def test_context_is_read_only_inside_the_region() -> None:
     text = "Some say this:\nthe form takes an hour. That is false."
     a = text.index("the form")

@@ -70,6 +70,16 @@ def test_the_first_letter_s_case_is_the_writer_s() -> None:
     assert find_verbatim("1 truths", "1 truths") == (0, 8)  # no letter to turn
 
 
+def test_a_quote_inside_the_quote_may_use_single_marks() -> None:
+    text = 'As Jefferson said, “leaving Fear astern.” They call it "the American Miracle."'
+    assert find_verbatim("As Jefferson said, 'leaving Fear astern.'", text) == (0, 41)
+    assert find_verbatim("As Jefferson said, ‘leaving Fear astern.’", text) == (0, 41)
+    assert find_verbatim("They call it 'the American Miracle.'", text) is not None
+    assert find_verbatim("They call it ‘the American Miracle.’", text) is not None
+    # an apostrophe in a word is never a mark
+    assert find_verbatim("the nation's hope", "the nation”s hope") is None
+
+
 def test_apostrophes_are_not_folded() -> None:
     text = "the nation's hope"
     assert find_verbatim("nation's", text) == (4, 12)

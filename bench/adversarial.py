@@ -26,7 +26,7 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -172,8 +172,17 @@ def report(outcomes: dict[str, list[Outcome]], show_n: int) -> None:
         show(outcomes, show_n)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def drafts_cli(
+    argv: Sequence[str] | None,
+    doc: str,
+    measure: Callable[[bool], tuple[dict[str, list[Any]], list[Any], Any, dict[str, float]]],
+    report: Callable[[Any, int], None],
+    figures: Callable[[Any], dict[str, Any]],
+) -> int:
+    """The command line of a bench over the generated drafts (this one, `bench.grounding`):
+    `--quick`, `--show N`, `--json PATH` (`-`: the JSON alone on stdout). `figures` gives
+    the bench's own JSON entries from its outcomes."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--json", metavar="PATH", help='write the figures as JSON ("-": stdout)')
     parser.add_argument("--show", type=int, default=0, metavar="N", help="print N examples each")
     parser.add_argument("--quick", action="store_true", help="a third of the drafts")
@@ -190,19 +199,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         report(outcomes, args.show)
     if args.json:
-        figures = {
+        payload = {
             "package": package,
             "archives": {a: [v.doc_id for v in p] for a, p in pools.items()},
-            "families": family_rows(outcomes)[1],
-            "faithful": faithful_rows(outcomes)[1],
+            **figures(outcomes),
             "seconds": seconds,
         }
-        text = json.dumps(figures, indent=2)
+        text = json.dumps(payload, indent=2)
         if quiet:
             print(text)
         else:
             Path(args.json).write_text(text + "\n", encoding="utf-8")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return drafts_cli(
+        argv,
+        __doc__ or "",
+        measure,
+        report,
+        lambda outcomes: {
+            "families": family_rows(outcomes)[1],
+            "faithful": faithful_rows(outcomes)[1],
+        },
+    )
 
 
 if __name__ == "__main__":

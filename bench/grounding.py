@@ -33,8 +33,6 @@ Embeddings are cached under ~/.cache/evidence-desk/bench/adversarial (shared wit
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -42,10 +40,9 @@ from pathlib import Path
 from typing import Any
 
 # bench.adversarial puts `tests/` on the path, where the generator lives (as `adversarial`).
-from bench.adversarial import OFFLINE, SUPPORTED, build
+from bench.adversarial import OFFLINE, SUPPORTED, build, drafts_cli
 
 # isort: split
-import evidence_desk
 from adversarial import faithful_prose, hostile
 from adversarial.cases import FAITHFUL, Case
 from adversarial.corpus import DIGITALGOV, SOTU
@@ -275,40 +272,18 @@ def report(outcomes: dict[str, list[Outcome]], show_n: int) -> None:
         show(outcomes, show_n)
 
 
+def _figures(outcomes: dict[str, list[Outcome]]) -> dict[str, Any]:
+    kinds = {f"{f}/{arch}/{k}": v for (f, arch, k), v in sorted(kind_figures(outcomes).items())}
+    return {
+        "targets": {"no_escapes": list(NO_ESCAPES), "max_held": MAX_HELD},
+        "hostile": hostile_rows(outcomes)[1],
+        "faithful": faithful_rows(outcomes)[1],
+        "kinds": kinds,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--json", metavar="PATH", help='write the figures as JSON ("-": stdout)')
-    parser.add_argument("--show", type=int, default=0, metavar="N", help="print N examples each")
-    parser.add_argument("--quick", action="store_true", help="a third of the drafts")
-    args = parser.parse_args(argv)
-    package = str(Path(evidence_desk.__file__).parent)
-    quiet = args.json == "-"
-    if not quiet:
-        print(f"package: {package}", flush=True)
-    pools, cases, outcomes, seconds = measure(args.quick)
-    if not quiet:
-        took = ", ".join(f"{k} {v:.0f} s" for k, v in seconds.items())
-        print(
-            f"documents: { ({a: len(p) for a, p in pools.items()}) }; drafts: {len(cases)}; {took}"
-        )
-        report(outcomes, args.show)
-    if args.json:
-        kinds = {f"{f}/{arch}/{k}": v for (f, arch, k), v in sorted(kind_figures(outcomes).items())}
-        figures = {
-            "package": package,
-            "archives": {a: [v.doc_id for v in p] for a, p in pools.items()},
-            "targets": {"no_escapes": list(NO_ESCAPES), "max_held": MAX_HELD},
-            "hostile": hostile_rows(outcomes)[1],
-            "faithful": faithful_rows(outcomes)[1],
-            "kinds": kinds,
-            "seconds": seconds,
-        }
-        text = json.dumps(figures, indent=2)
-        if quiet:
-            print(text)
-        else:
-            Path(args.json).write_text(text + "\n", encoding="utf-8")
-    return 0
+    return drafts_cli(argv, __doc__ or "", measure, report, _figures)
 
 
 if __name__ == "__main__":

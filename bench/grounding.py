@@ -9,10 +9,12 @@ auditors:
 
 * `offline`: the desk's own auditor;
 * `oracle` (honest): answers from the generator's labels, `unsupported` for a false
-  sentence and `supported` for everything else, so a faithful draft it holds is held by the
-  deterministic checks alone;
-* `supported-for-all` (liar): calls every claim supported, so a hostile draft that escapes
-  with it escaped the deterministic checks and the gate.
+  sentence and `supported` for everything else, naming the source sentences each rests on;
+  its verdicts travel in the drafts as a writer's own auditor's would (verdicts from
+  outside), so a faithful draft it holds is held by the deterministic checks alone;
+* `supported-for-all` (liar): calls every claim supported and names the source sentences
+  that share the most words with it as what it rests on, so a hostile draft that escapes
+  with it escaped the deterministic checks and the gate, the paraphrase tier's included.
 
 Targets (printed beside the figures): no escapes with the offline and honest auditors;
 faithful drafts held at most 5% with the honest auditor and 25% with the offline one.
@@ -230,7 +232,9 @@ def measure(
         )
         for name, auditor in auditors:
             with stopwatch() as took:
-                outcomes[name] = run(cases, desk.store, auditor, desk.policy, desk.settings)
+                outcomes[name] = run(
+                    cases, desk.store, auditor, desk.policy, desk.settings, name == HONEST
+                )
             seconds[name] = took[0]
         desk.store.close()
     return pools, cases, outcomes, seconds

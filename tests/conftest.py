@@ -87,3 +87,21 @@ def shared_data_or_skip(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not present at {path} (real-data test)")
     return path
+
+
+def wordnet_or_skip() -> None:
+    """Skip a test that needs WordNet's index files (Debian's `wordnet-base`, which `.ci/run`
+    installs) when they are absent; `EVIDENCE_DESK_REQUIRE_WORDNET=1` turns the skip into a
+    failure."""
+    from evidence_desk.trust.lemmas import wordnet_dir
+
+    if wordnet_dir() is None:
+        if os.environ.get("EVIDENCE_DESK_REQUIRE_WORDNET") == "1":
+            pytest.fail("WordNet's index files are not installed (apt-get install wordnet-base)")
+        pytest.skip("WordNet's index files are not installed (Debian's wordnet-base)")
+
+
+@pytest.fixture
+def wordnet() -> None:
+    """A test that compares synonyms (the paraphrase tier) needs WordNet."""
+    wordnet_or_skip()

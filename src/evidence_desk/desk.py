@@ -134,7 +134,9 @@ class Desk:
     def policy(self) -> GatePolicy:
         s = self.settings
         return GatePolicy(
-            coverage_floor=s.coverage_floor, max_pruned_fraction=s.max_pruned_fraction
+            coverage_floor=s.coverage_floor,
+            max_pruned_fraction=s.max_pruned_fraction,
+            grounding=s.grounding,
         )
 
     @cached_property

@@ -1,13 +1,17 @@
 """Checking answers written elsewhere (`evidence-desk check FILE`).
 
 A draft is `{"question", "answer", "sources": [{"id": "S1", "doc_id": "..."}]}`; a file
-holds one JSON draft, a JSON list of drafts, or JSONL. Each draft goes through the one
-judgment the desk's own answers get (`judgment.py`: the same checks, auditor and gate),
-against the archive's current stored text. Two differences, by necessity: there is no
-retrieval, so coverage is not evaluated; and there are no selected passages, so every
-passage of each cited document counts (the same sentence-aligned windows the archive is
-chunked into), and a sentence must still be carried by one of them (the grounding
-contract, docs/grounding.md).
+holds one JSON draft, a JSON list of drafts, or JSONL. A draft may also carry its writer's
+own verdicts (`verdicts`: for a sentence of the answer, a verdict, the spans of the sources
+it rests on and who judged it; docs/grounding.md, "Verdicts from outside"). They stand in
+for the desk's auditor on the sentences they name, and are advice exactly as its verdicts
+are: every check still runs, and the paraphrase tier still checks every anchor against the
+spans. Each draft goes through the one judgment the desk's own answers get (`judgment.py`:
+the same checks, auditor and gate), against the archive's current stored text. Two
+differences, by necessity: there is no retrieval, so coverage is not evaluated; and there
+are no selected passages, so every passage of each cited document counts (the same
+sentence-aligned windows the archive is chunked into), and a sentence must still be carried
+by one of them (the grounding contract, docs/grounding.md).
 A source whose doc_id the archive does not hold does not exist for the checks: any claim
 citing it is held.
 
@@ -27,14 +31,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .agents.base import Auditor, RunBudget
+from .agents.base import Advice, Auditor, ClaimToAudit, ModelUsage, RunBudget
 from .archive.chunking import chunk
 from .errors import DeskError
 from .judgment import judge
 from .runs.selection import source_of
 from .settings import Settings
 from .store.sqlite import ArchiveStore
-from .types import Document, GatePolicy, Source
+from .trust.claims import split_claims, strip_markers
+from .types import CitedSpan, ClaimAudit, Document, GatePolicy, Source, Verdict
 
 
 class DraftFileError(DeskError, ValueError):
@@ -66,12 +71,83 @@ class DraftSource(BaseModel):
     doc_id: str = Field(min_length=1)
 
 
+class DraftSpan(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(pattern=r"^S[1-9][0-9]*$")
+    text: str = Field(min_length=1, max_length=4000)
+
+
+class DraftVerdict(BaseModel):
+    """The writer's own verdict on a sentence of the answer (`text`, as written; citation
+    markers may be left in or out)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str = Field(min_length=1, max_length=20_000)
+    verdict: Verdict
+    spans: list[DraftSpan] = Field(default_factory=list, max_length=16)
+    by: str = Field("draft", min_length=1, max_length=120)
+    rationale: str = Field("", max_length=2000)
+
+    def sentences(self) -> list[str]:
+        """The sentences of `text`, split as an answer is and without citation markers."""
+        return [_plain(c.text) for c in split_claims(self.text)]
+
+    def audit(self) -> ClaimAudit:
+        spans = tuple(CitedSpan(source_id=s.source, text=s.text) for s in self.spans)
+        return ClaimAudit(
+            verdict=self.verdict,
+            evidence=tuple(dict.fromkeys(s.source for s in self.spans)),
+            rationale=self.rationale,
+            spans=spans,
+            by=self.by,
+        )
+
+
+def _plain(text: str) -> str:
+    return " ".join(strip_markers(text).split())
+
+
 class DraftInput(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     question: str = ""
     answer: str = Field(min_length=1)
     sources: list[DraftSource]
+    verdicts: list[DraftVerdict] = Field(default_factory=list, max_length=500)
+
+    def verdict_for(self, claim_text: str) -> DraftVerdict | None:
+        """The writer's verdict on a sentence of the answer: the first whose text is that
+        sentence or holds it among its sentences (a writer may split coarser than the desk;
+        a sentence whose words are only part of another is not that one)."""
+        plain = _plain(claim_text)
+        return next((v for v in self.verdicts if plain and plain in v.sentences()), None)
+
+
+class OutsideVerdicts:
+    """The auditor a draft with its own verdicts is judged with: the draft's verdict for each
+    sentence it names, the desk's `inner` auditor for the others."""
+
+    def __init__(self, inner: Auditor, draft: DraftInput) -> None:
+        self._inner, self._draft = inner, draft
+        self.engine_id = f"{inner.engine_id} + the draft's verdicts"
+
+    def audit(
+        self,
+        question: str,
+        claims: Sequence[ClaimToAudit],
+        sources: Sequence[Source],
+        budget: RunBudget,
+    ) -> Advice[list[ClaimAudit]]:
+        given = [self._draft.verdict_for(c.text) for c in claims]
+        left = [c for c, v in zip(claims, given, strict=True) if v is None]
+        if not left:
+            return Advice([v.audit() for v in given if v is not None], ModelUsage(self.engine_id))
+        advice = self._inner.audit(question, left, sources, budget)
+        theirs = iter(advice.value)
+        audits = [v.audit() if v is not None else next(theirs) for v in given]
+        return Advice(audits, advice.usage)
 
 
 def _parse_one(
@@ -86,6 +162,19 @@ def _parse_one(
     ids = [s.id for s in draft.sources]
     if len(set(ids)) != len(ids):
         return InvalidDraft(f"{where}: sources: the same id is listed twice.", line, index)
+    sentences = [_plain(c.text) for c in split_claims(draft.answer)]
+    for k, v in enumerate(draft.verdicts):
+        if not any(s and s in v.sentences() for s in sentences):
+            return InvalidDraft(
+                f"{where}: verdicts.{k}.text: not a sentence of the answer.", line, index
+            )
+        unknown = sorted({s.source for s in v.spans} - set(ids))
+        if unknown:
+            return InvalidDraft(
+                f"{where}: verdicts.{k}.spans: {unknown[0]} is not one of the draft's sources.",
+                line,
+                index,
+            )
     return draft
 
 
@@ -169,6 +258,8 @@ def check_one(
     sources = draft_sources(draft, docs, settings)
     texts = {s.id: docs[s.doc_id].text for s in sources}
     budget = RunBudget(settings.max_model_calls, settings.max_model_tokens)
+    if draft.verdicts:
+        auditor = OutsideVerdicts(auditor, draft)
     judged = judge(draft.answer, draft.question, sources, texts, auditor, budget, None, policy)
     claims, outcome = judged.claims, judged.outcome
     return {

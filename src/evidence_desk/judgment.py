@@ -18,9 +18,12 @@ The steps, one implementation each:
 2. `audit`: the auditor's verdict on each claim (advice only). An auditor that fails
    (`AgentFailure`) leaves every claim `unsupported`, the strictest verdict short of
    contradicted, so the gate holds; its failure is returned, never raised.
-3. `decide`: `trust.gate.decide`, with the two rules every caller shares: a question
-   outside coverage judges no claim, and a judgment with a failure (an agent that gave up)
-   never publishes and says so in its reason.
+3. `decide`: `trust.gate.decide`, with the three rules every caller shares: where the
+   policy allows paraphrase, a claim the contract does not carry is re-checked in the
+   paraphrase tier on the spans its supporting auditor named (`trust.checks.with_paraphrase`,
+   against the same sources and texts); a question outside coverage judges no claim; and a
+   judgment with a failure (an agent that gave up) never publishes and says so in its
+   reason.
 
 `judge` runs the three in order. A run's stages call them one at a time, because each stage
 commits its own output before the next begins (a run killed between verify and audit
@@ -39,7 +42,7 @@ from dataclasses import dataclass
 
 from .agents.base import AgentFailure, Auditor, ClaimToAudit, ModelUsage, RunBudget
 from .trust import gate
-from .trust.checks import CheckedClaim, EvidenceSource, check_draft
+from .trust.checks import CheckedClaim, EvidenceSource, check_draft, with_paraphrase
 from .types import Claim, ClaimAudit, Coverage, GateOutcome, GatePolicy, Source, Verdict
 
 # The texts a store holds for (doc_id, content hash) pairs; pairs it has none for are absent.
@@ -115,14 +118,21 @@ def decide(
     coverage: Coverage | None,
     policy: GatePolicy,
     failure: str | None = None,
+    *,
+    sources: Sequence[Source] = (),
+    texts: Mapping[str, str] | None = None,
 ) -> tuple[list[Claim], GateOutcome]:
     """Step 3: the gate's decision and the judged claims (`trust.gate.decide`).
 
     Outside coverage no claim is judged. `failure`: the reason an agent gave up (the
     planner, answerer or auditor); the outcome then holds and its reason says why.
+    `sources` and `texts` (by source id), the ones step 1 checked against, are what the
+    paraphrase tier re-checks on when the policy allows it; without them it is not tried.
     """
     if coverage is not None and not coverage.covered:
         checked, audits = [], []
+    elif policy.grounding == "paraphrase" and texts is not None:
+        checked = with_paraphrase(checked, audits, evidence_of(sources, texts))
     claims, outcome = gate.decide(checked, audits, coverage, policy)
     if failure is not None:
         if outcome.decision in gate.PUBLISHING:  # pragma: no cover - by construction
@@ -159,7 +169,9 @@ def judge(
     checked = check(draft, sources, texts)
     audited = audit(question, checked, sources, auditor, budget)
     reason = audited.failure.reason if audited.failure is not None else None
-    claims, outcome = decide(checked, audited.audits, coverage, policy, reason)
+    claims, outcome = decide(
+        checked, audited.audits, coverage, policy, reason, sources=sources, texts=texts
+    )
     return Judgment(
         tuple(checked), audited.audits, tuple(claims), outcome, audited.failure, audited.usage
     )

@@ -304,6 +304,15 @@ class Settings(BaseSettings):
         0.5,
         description="Pruning may drop at most this fraction of an answer's claims; more is held.",
     )
+    grounding: Literal["strict", "paraphrase"] = Field(
+        "paraphrase",
+        description="`paraphrase`: a sentence not carried word for word may still be grounded "
+        "by the paraphrase tier, when its auditor found it supported and named the spans it "
+        "rests on, and code checked its every anchor against them (docs/grounding.md); "
+        "`strict`: only the extractive contract grounds (a newsroom's no-paraphrase policy). "
+        "The offline auditor names no spans, so offline answers are strict either way; model "
+        "auditors and the verdicts a draft carries to `check` name them.",
+    )
 
     @property
     def db_path(self) -> Path:

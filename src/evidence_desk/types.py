@@ -329,6 +329,14 @@ class Draft(Frozen):
     text: str
 
 
+class CitedSpan(Frozen):
+    """Words of a cited source an auditor says a sentence rests on: they must be verbatim
+    there (the paraphrase tier, docs/grounding.md)."""
+
+    source_id: str = Field(pattern=r"^S[1-9][0-9]*$")
+    text: str = Field(min_length=1)
+
+
 class ClaimAudit(Frozen):
     """An auditor's advice on one claim. It can only make the gate stricter."""
 
@@ -338,6 +346,16 @@ class ClaimAudit(Frozen):
     )
     confidence: float = 0.0
     rationale: str = ""
+    spans: tuple[CitedSpan, ...] = Field(
+        (),
+        description="The words of the cited sources the claim rests on, as the auditor "
+        "names them; only the paraphrase tier reads them, and only as verbatim spans.",
+    )
+    by: str = Field(
+        "",
+        description="Who gave the verdict when it was not the run's auditor: the writer's "
+        "own, carried by a draft given to `check` (docs/grounding.md, verdicts from outside).",
+    )
 
 
 class Quote(Frozen):
@@ -346,6 +364,9 @@ class Quote(Frozen):
     verbatim: bool
     start: int | None = None
     end: int | None = None
+
+
+Tier = Literal["verbatim", "extractive", "paraphrase"]
 
 
 class ClaimChecks(Frozen):
@@ -369,6 +390,25 @@ class ClaimChecks(Frozen):
     )
     carried_by: tuple[str, ...] = Field(
         (), description="Passage ids of the window that carries the sentence, when one does."
+    )
+    tier: Tier | None = Field(
+        None,
+        description="How the sentence is carried, when it is: `verbatim` (its words are "
+        "quotes and a frame), `extractive` (the passage's own words in order) or "
+        "`paraphrase` (its anchors and the spans an auditor named, docs/grounding.md).",
+    )
+    anchors: tuple[str, ...] = Field(
+        (),
+        description="The paraphrase tier: the sentence's numbers, names, negations, modals, "
+        "quantifiers, comparisons and connectives, each found in the spans it rests on.",
+    )
+    rests_on: tuple[Quote, ...] = Field(
+        (), description="The paraphrase tier: the auditor's spans, located in the source."
+    )
+    extractive: tuple[str, ...] = Field(
+        (),
+        description="The paraphrase tier: why the sentence is not carried word for word "
+        "(the grounding contract's reasons, kept for the record).",
     )
     leans_on: tuple[int, ...] = Field(
         (),
@@ -415,6 +455,10 @@ class Claim(Frozen):
     verdict: Verdict
     auditor_verdict: Verdict
     evidence: tuple[str, ...] = ()
+    spans: tuple[CitedSpan, ...] = Field(
+        (), description="The spans the auditor named (`ClaimAudit.spans`)."
+    )
+    audited_by: str = Field("", description="`ClaimAudit.by`: empty for the run's auditor.")
     kept: bool = False
 
 
@@ -473,6 +517,12 @@ class GatePolicy(Frozen):
     min_kept_claims: int = Field(
         1, description="A published answer keeps at least this many claims."
     )
+    grounding: Literal["strict", "paraphrase"] = Field(
+        "strict",
+        description="`paraphrase`: a sentence not carried word for word may be grounded by "
+        "the paraphrase tier (docs/grounding.md); `strict`: never. Receipts written before "
+        "the tier read as strict.",
+    )
 
 
 class EngineIds(Frozen):
@@ -512,9 +562,10 @@ class Receipt(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     receipt_version: int = Field(
-        2,
-        description="2: claims carry the grounding contract's checks (docs/grounding.md); "
-        "1: receipts written before it, verified without them.",
+        3,
+        description="3: claims carry their tier (verbatim, extractive, paraphrase) and the "
+        "spans their auditor named; 2: claims carry the grounding contract's checks "
+        "(docs/grounding.md); 1: receipts written before it, verified without them.",
     )
     run_id: str
     created_at: str

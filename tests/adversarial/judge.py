@@ -1,9 +1,13 @@
 """Running cases through the desk's checks and gate, and deciding what counts as an escape.
 
 Auditors: the desk's own (offline); `SupportedAuditor`, which calls every claim `supported`
-and names the cited passage that shares the most words with it, like a model that was
-talked into it; and `OracleAuditor`, an honest one that answers from the generator's labels
-(`unsupported` for a false sentence, `supported` otherwise), like a model that reads well.
+and names the cited passage that shares the most words with it, and the source sentences
+that cover the most of its words as the spans it rests on (`rest_spans`), like a model that
+was talked into it; and `OracleAuditor`, an honest one that answers from the generator's
+labels (`unsupported` for a false sentence, `supported` otherwise, with the same spans),
+like a model that reads well. `run(..., outside=True)` gives the oracle's verdicts to `check`
+the way a writer's own auditor would, as verdicts the drafts carry (docs/grounding.md,
+"Verdicts from outside").
 `SupportedAuditor` is the point: the deterministic checks and the gate alone must stop every
 hostile draft, whatever a model auditor says; `OracleAuditor` shows what the checks hold of
 a faithful draft that a good auditor would pass.
@@ -24,10 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from evidence_desk.agents.base import Advice, Auditor, ClaimToAudit, ModelUsage, RunBudget
-from evidence_desk.drafts import DraftInput, check_drafts
+from evidence_desk.drafts import DraftInput, check_drafts, draft_sources
 from evidence_desk.settings import Settings
 from evidence_desk.store.sqlite import ArchiveStore
-from evidence_desk.types import ClaimAudit, GatePolicy, Source, Verdict
+from evidence_desk.textutil import STOPWORDS
+from evidence_desk.trust.claims import split_claims
+from evidence_desk.types import CitedSpan, ClaimAudit, GatePolicy, Source, Verdict
 
 from .cases import FAITHFUL, Case
 from .hostile import HOLD_WHOLE_DRAFT
@@ -45,6 +51,58 @@ def _best_passage(claim: ClaimToAudit, sources: Sequence[Source]) -> tuple[str, 
     passages = [p for c in claim.citations if c in by_id for p in by_id[c].passages]
     best = sorted(passages, key=lambda p: -len(words & set(_WORDS.findall(p.text.lower()))))
     return tuple(p.id for p in best[:1])
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+MAX_SPANS = 6
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in _WORDS.findall(text.lower()) if len(w) > 2 and w not in STOPWORDS}
+
+
+def claim_quotes(text: str) -> tuple[str, ...]:
+    claims = split_claims(text)
+    return tuple(q for c in claims for q in c.quotes)
+
+
+def rest_spans(claim: ClaimToAudit, sources: Sequence[Source]) -> tuple[CitedSpan, ...]:
+    """The sentences of one cited source a reader would name as what the claim rests on:
+    those that hold its quotes, else the one sharing most of its content words; then the
+    sentence just before or after those that adds most of its words, while one adds any, up
+    to `MAX_SPANS`; from the source that covers the most."""
+    by_id = {s.id: s for s in sources}
+    words = _content(claim.text)
+    best: tuple[int, tuple[CitedSpan, ...]] = (0, ())
+    for sid in claim.citations:
+        if sid not in by_id:
+            continue
+        passages = by_id[sid].passages
+        found = [
+            (k, m.group(0).strip())
+            for k, p in enumerate(passages)
+            for m in _SENTENCE.finditer(p.text)
+            if len(m.group(0).split()) >= 3
+        ]
+        if not found:
+            continue
+        quoted = [f for f in found if any(q in f[1] for q in claim_quotes(claim.text))]
+        first = quoted[0] if quoted else max(found, key=lambda f: len(words & _content(f[1])))
+        chosen = list(dict.fromkeys([first[1], *(f[1] for f in quoted)]))
+        covered = words & set().union(*(_content(t) for t in chosen))
+        at = {found.index(f) for f in found if f[1] in chosen}
+        while len(chosen) < MAX_SPANS:
+            near = [i for i in (min(at) - 1, max(at) + 1) if 0 <= i < len(found)]
+            gain = [(len((words - covered) & _content(found[i][1])), i) for i in near]
+            if not gain or max(gain)[0] == 0:
+                break
+            i = max(gain)[1]
+            chosen.append(found[i][1])
+            covered |= words & _content(found[i][1])
+            at.add(i)
+        if len(covered) > best[0]:
+            best = (len(covered), tuple(CitedSpan(source_id=sid, text=t) for t in chosen))
+    return best[1]
 
 
 class SupportedAuditor:
@@ -65,6 +123,7 @@ class SupportedAuditor:
                 evidence=_best_passage(claim, sources),
                 confidence=1.0,
                 rationale="Every word is in the cited source.",
+                spans=rest_spans(claim, sources),
             )
             for claim in claims
         ]
@@ -100,6 +159,19 @@ class OracleAuditor:
                 return True
         return False
 
+    def verdicts(self, case: Case, sources: Sequence[Source]) -> list[dict[str, Any]]:
+        """The oracle's verdict on each sentence of the case's answer, as a writer's own
+        auditor gives them to `check` (the draft's `verdicts`)."""
+        claims = [ClaimToAudit(c.text, c.citations) for c in split_claims(case.answer)]
+        out = []
+        audits = self.audit("", claims, sources, _NO_BUDGET).value
+        for claim, audit in zip(claims, audits, strict=True):
+            spans = [{"source": s.source_id, "text": s.text} for s in audit.spans]
+            out.append(
+                {"text": claim.text, "verdict": audit.verdict.value, "spans": spans, "by": "oracle"}
+            )
+        return out
+
     def audit(
         self,
         question: str,
@@ -127,6 +199,7 @@ class OracleAuditor:
                     rationale="A false sentence of the draft."
                     if false
                     else "The cited source says this.",
+                    spans=() if false else rest_spans(claim, sources),
                 )
             )
         return Advice(audits, ModelUsage(engine=self.engine_id))
@@ -231,15 +304,30 @@ def _true_sentences(case: Case) -> list[str]:
     return [part for part in rest.split("\n") if part.strip()]
 
 
+_NO_BUDGET = RunBudget(0, 0)
+
+
 def run(
     cases: Sequence[Case],
     store: ArchiveStore,
     auditor: Auditor,
     policy: GatePolicy,
     settings: Settings,
+    outside: bool = False,
 ) -> list[Outcome]:
-    """Every case through `check` (the same checks, auditor and gate as the CLI)."""
+    """Every case through `check` (the same checks, auditor and gate as the CLI). `outside`
+    (an `OracleAuditor`): its verdicts travel in the drafts, and it judges only what they
+    leave out."""
     drafts = [DraftInput.model_validate(c.draft()) for c in cases]
+    if outside:
+        assert isinstance(auditor, OracleAuditor)
+        with_verdicts = []
+        for case, draft in zip(cases, drafts, strict=True):
+            docs = store.get_documents([s.doc_id for s in draft.sources])
+            sources = draft_sources(draft, docs, settings)
+            given = {**case.draft(), "verdicts": auditor.verdicts(case, sources)}
+            with_verdicts.append(DraftInput.model_validate(given))
+        drafts = with_verdicts
     results = check_drafts(drafts, store, auditor, policy, settings)
     return [
         Outcome(

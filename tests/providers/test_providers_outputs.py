@@ -8,6 +8,9 @@
 * An auditor that names sources (`"evidence": ["S1"]`, the form answers cite in) instead of
   passage ids is read as meaning that source's passages; naming only a source the claim
   does not cite still backs nothing.
+* The words a supported claim rests on (`rests_on`) become the claim's spans: an answer in
+  other words than its source's is published as a paraphrase on them, and without them it
+  is held.
 """
 
 from __future__ import annotations
@@ -16,10 +19,17 @@ from typing import Any
 
 import pytest
 from provider_helpers import PROTOCOLS, DeskFactory
-from scripts import Model, both_forms_audit, source_id_audit, uncited_source_audit, user_text
+from scripts import (
+    Model,
+    Prompt,
+    both_forms_audit,
+    source_id_audit,
+    uncited_source_audit,
+    user_text,
+)
 
 from evidence_desk.testing.fakeproviders import FakeProvider, Protocol
-from evidence_desk.types import Decision, Receipt, Verdict
+from evidence_desk.types import CitedSpan, Decision, Receipt, Verdict
 
 QUESTION = "When was the Erie Canal opened?"
 OPENAI: tuple[Protocol, ...] = ("chat", "responses")
@@ -130,3 +140,59 @@ def test_an_auditor_naming_only_an_uncited_source_backs_nothing(
     assert receipt.decision == Decision.HELD_FOR_REVIEW, receipt.reason
     assert "not supported by the sources" in receipt.reason
     assert receipt.published_answer == ""
+
+
+# `DOCS["canal.md"]`'s first sentence, and the same in other words, every anchor kept.
+CANAL = "The Erie Canal was opened on October 26, 1825, linking the Hudson River to Lake Erie."
+PARAPHRASE = (
+    "The Erie Canal, which opened on October 26, 1825, linked the Hudson River to Lake Erie."
+)
+
+
+def canal_source(p: Prompt) -> str:
+    return next(sid for sid, passages in p.sources.items() if any(CANAL in t for _, t in passages))
+
+
+def paraphrase_answer(p: Prompt) -> dict[str, Any]:
+    return {"claims": [{"text": PARAPHRASE, "citations": [canal_source(p)], "quotes": []}]}
+
+
+def resting_audit(*rests_on: str) -> Any:
+    def audit(p: Prompt) -> dict[str, Any]:
+        [(number, cites)] = p.claims
+        verdict = {"claim": number, "verdict": "supported", "evidence": cites[:1]}
+        return {"verdicts": [{**verdict, "rationale": "", "rests_on": list(rests_on)}]}
+
+    return audit
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_the_words_a_supported_claim_rests_on_ground_a_paraphrase(
+    make_desk: DeskFactory, protocol: Protocol
+) -> None:
+    # the second span is in no passage shown: it is dropped, not rested on
+    audit = resting_audit(f" {CANAL} ", "The canal was sold to Britain in 1999.")
+    model = Model(protocol, {"answer": paraphrase_answer, "audit": audit})
+    with FakeProvider(protocol, model) as fake:
+        desk = make_desk(protocol, fake.base_url)
+        result = desk.ask(QUESTION).receipt
+    receipt = Receipt.model_validate(result)
+    assert receipt.decision == Decision.AUTO_CLEARED, receipt.reason
+    assert receipt.policy.grounding == "paraphrase"
+    [claim] = receipt.claims
+    [sid] = claim.citations
+    assert claim.auditor_verdict == Verdict.SUPPORTED and claim.audited_by == ""
+    assert claim.spans == (CitedSpan(source_id=sid, text=CANAL),)
+    assert claim.checks.tier == "paraphrase" and claim.checks.grounding == ()
+    [rests] = claim.checks.rests_on
+    assert rests.source_id == sid and rests.text in CANAL
+    assert desk.verify_receipt(result).ok  # the tier re-derived from the recorded spans
+
+
+def test_without_the_words_it_rests_on_a_paraphrase_is_held(make_desk: DeskFactory) -> None:
+    model = Model("chat", {"answer": paraphrase_answer, "audit": resting_audit()})
+    receipt = run(make_desk, "chat", model)
+    [claim] = receipt.claims
+    assert claim.auditor_verdict == Verdict.SUPPORTED and claim.spans == ()
+    assert claim.checks.tier is None and claim.checks.grounding
+    assert receipt.decision == Decision.HELD_FOR_REVIEW and receipt.published_answer == ""

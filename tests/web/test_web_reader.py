@@ -34,7 +34,7 @@ def test_the_source_page_highlights_the_quote_at_its_offsets(
     receipt = json.loads(me.get(f"/runs/{run_id}/receipts/{run_id}").text)
     doc_id = source["card"]["doc_id"]
     assert receipt["sources"][0]["doc_id"] == doc_id
-    marked = [t for p in source["passages"] for t, q in p["pieces"] if q]
+    marked = [t for p in source["passages"] for t, q, *_ in p["pieces"] if q]
     assert quote["text"] in marked
     page = me.get(f"/runs/{run_id}/sources/S1")
     assert '<mark id="quote" tabindex="0">' in page.text

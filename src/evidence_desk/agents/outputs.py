@@ -31,7 +31,7 @@ no listed quotes, no window), which cannot make anything more lenient.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Literal
 
@@ -40,7 +40,7 @@ from pydantic.config import JsonDict
 
 from ..textutil import content_terms
 from ..trust.claims import split_claims, strip_markers
-from ..types import ClaimAudit, Draft, Plan, Source, SubQuestion, TimeWindow, Verdict
+from ..types import CitedSpan, ClaimAudit, Draft, Plan, Source, SubQuestion, TimeWindow, Verdict
 from .base import ClaimToAudit
 from .offline.claimtext import QUOTE
 
@@ -295,6 +295,11 @@ class VerdictOut(_Out):
         "(<passage id=...>) or source ids ('S1'); empty when nothing does."
     )
     rationale: str = Field("", description="One short sentence: why (may be empty).")
+    rests_on: list[str] = Field(
+        default_factory=list,
+        description="For a supported claim: the words of the cited passages it rests on, "
+        "each copied character for character (a sentence or a phrase).",
+    )
 
 
 class AuditOut(_Out):
@@ -334,8 +339,31 @@ def to_audits(
             rationale = (
                 f"The auditor said {v.verdict} without naming a passage or source the claim cites."
             )
-        audits.append(ClaimAudit(verdict=verdict, evidence=evidence, rationale=rationale))
+        spans = _spans(v.rests_on, claim, by_id) if verdict == Verdict.SUPPORTED else ()
+        audits.append(
+            ClaimAudit(verdict=verdict, evidence=evidence, rationale=rationale, spans=spans)
+        )
     return audits
+
+
+def _spans(
+    texts: Sequence[str], claim: ClaimToAudit, by_id: Mapping[str, Source]
+) -> tuple[CitedSpan, ...]:
+    """Each named span with the first source the claim cites whose passages hold it (the
+    paraphrase tier checks it again); a span none holds is left out."""
+    out: list[CitedSpan] = []
+    for text in (t.strip() for t in texts[:16]):
+        sid = next(
+            (
+                c
+                for c in claim.citations
+                if c in by_id and any(text in p.text for p in by_id[c].passages)
+            ),
+            None,
+        )
+        if text and sid is not None:
+            out.append(CitedSpan(source_id=sid, text=text))
+    return tuple(out)
 
 
 def _evidence(

@@ -36,7 +36,8 @@ from collections.abc import Sequence
 from ..types import Plan, Source
 from .base import ArchiveProfile, ClaimToAudit
 
-PROMPT_VERSION = 3  # 2: the auditor may name sources ("S1") as evidence; 3: the thread
+PROMPT_VERSION = 4  # 2: the auditor may name sources ("S1") as evidence; 3: the thread;
+# 4: the auditor names the words a supported claim rests on
 
 _TAGS = (
     "sources|source|passage|question|claims|claim|plan|archive|thread|earlier|instructions|system|"
@@ -108,8 +109,10 @@ of the sources it cites support it.
 - contradicted: they state the opposite.
 Give exactly one verdict per claim, by its number, with what you relied on as `evidence`: \
 the ids of the passages (as in <passage id="...">), or the id of a source ("S1") to point at \
-its passages. Evidence counts only from a source the claim cites. Judge only against the \
-passages shown, not your own knowledge. Be strict: when in doubt, do not say supported."""
+its passages. Evidence counts only from a source the claim cites. For a supported claim, also \
+give `rests_on`: the words of the cited passages it rests on, each copied character for \
+character (a sentence or a phrase). Judge only against the passages shown, not your own \
+knowledge. Be strict: when in doubt, do not say supported."""
 
 
 def instructions(task: str, mode: str = "tool") -> str:

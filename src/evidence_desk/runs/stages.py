@@ -436,9 +436,13 @@ def gate_stage(state: RunState, deps: Deps) -> Step:
     """Judgment step 3 (`judgment.decide`) on what the stages before it committed."""
     checked = checked_claims(state) if state.audits is not None else []
     failure = state.failure.reason if state.failure is not None else None
+    policy = deps.config.policy
+    sources = _sources(state)
+    texts = deps.source_texts(sources) if policy.grounding == "paraphrase" and checked else None
     claims, outcome = judgment.decide(
-        checked, list(state.audits or ()), state.coverage, deps.config.policy, failure
-    )
+        checked, list(state.audits or ()), state.coverage, policy, failure,
+        sources=sources, texts=texts,
+    )  # fmt: skip
     return Step({"claims": tuple(claims), "outcome": outcome}, "publish")
 
 

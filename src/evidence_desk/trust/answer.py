@@ -13,6 +13,9 @@ whole"). A sentence LEANS ON another when:
   so the same holds;
 * its frame names the speaker by a pronoun (`He added that`, `It also said:`): the pronoun
   is the speaker of the sentence before, which must cite the source that carries this one;
+* it opens with a time from the sentence before (`Decades later,`, `Years later,`, `A
+  century later,`: `LATER`): the source that carries it must be dated that long after the
+  source that carries the sentence before (`LATER_REACH`, in years);
 * the source's next sentence is a short limit on what it carries (at most `LIMIT_WORDS`
   words opening with `But only if`, `Not yet`, `Unless`, ...: `LIMITS`): the next sentence
   of the answer must be carried by that limit, and it leans on that next sentence;
@@ -51,6 +54,17 @@ LIMITS = re.compile(
     r"unless|provided|at\s+least\s+not|but\s+not|that\s+is,?\s+if|except)\b",
     re.IGNORECASE,
 )
+# How far after the sentence before's source a `... later` sentence's source is dated.
+LATER = re.compile(
+    r"^\W*(?P<span>years|decades|a\s+decade|a\s+century|centuries|a\s+generation|"
+    r"generations)\s+later\b",
+    re.IGNORECASE,
+)
+LATER_REACH = {
+    "years": (2, 10_000), "decades": (20, 10_000), "a decade": (5, 15),
+    "a century": (80, 120), "centuries": (150, 10_000), "a generation": (15, 40),
+    "generations": (40, 10_000),
+}  # fmt: skip
 LIMIT_WORDS = 12  # a limit is a fragment that leans back: `But only if we act.`, `Not yet.`
 _REPLY = re.compile(r"^\W*(?:yes|no)\b(?!-)", re.IGNORECASE)
 # A source sentence ends at `.`, `!` or `?` (closing quotes and brackets included).
@@ -65,6 +79,10 @@ _ANAPHOR = (
     "answer's sentence before is not that"
 )
 _PRONOUN = "its “{lead}” reads as the speaker of the sentence before, which does not cite {sid}"
+_LATER = (
+    "it opens with “{lead}”, but {sid} is not dated that long after the source of the "
+    "sentence before"
+)
 _LIMITED = "the next sentence of {sid} limits these words (“{lead}”); the answer leaves it out"
 
 
@@ -78,10 +96,14 @@ class Lean:
 
 
 def leans(
-    claims: Sequence[DraftClaim], findings: Sequence[Finding], texts: Mapping[str, str]
+    claims: Sequence[DraftClaim],
+    findings: Sequence[Finding],
+    texts: Mapping[str, str],
+    dates: Mapping[str, str | None] | None = None,
 ) -> list[Lean]:
     """For each claim, what it leans on (see the module's docstring). `findings` are the
-    claims' grounding findings, in order; `texts` the stored text of each source id."""
+    claims' grounding findings, in order; `texts` the stored text of each source id, and
+    `dates` its date (ISO; none: undated)."""
     out: list[Lean] = []
     reply = next((k for k, c in enumerate(claims) if _REPLY.match(strip_markers(c.text))), None)
     for k, (claim, finding) in enumerate(zip(claims, findings, strict=True)):
@@ -91,6 +113,7 @@ def leans(
             on.append(reply + 1)
         if k > 0:
             problem = _back(claims[k - 1], findings[k - 1], claim, finding, texts, on, k)
+            problem = problem or _later(findings[k - 1], claim, finding, dates or {}, on, k)
         if problem is None:
             nxt = findings[k + 1] if k + 1 < len(claims) else None
             problem = _forward(finding, nxt, texts, on, k)
@@ -129,6 +152,31 @@ def _back(
         if sid not in prev.citations:
             return _PRONOUN.format(lead=_lead(pronoun["p"]), sid=sid)
     return None
+
+
+def _later(
+    before: Finding,
+    claim: DraftClaim,
+    finding: Finding,
+    dates: Mapping[str, str | None],
+    on: list[int],
+    k: int,
+) -> str | None:
+    """The problem of a sentence that opens `Decades later,` (number `k`), if any."""
+    m = LATER.match(strip_markers(claim.text))
+    if m is None or finding.source_id is None:
+        return None
+    on.append(k)
+    lo, hi = LATER_REACH[" ".join(m["span"].lower().split())]
+    then = _year(dates.get(before.source_id or ""))
+    now = _year(dates.get(finding.source_id))
+    if then is None or now is None or not lo <= now - then <= hi:
+        return _LATER.format(lead=_lead(m.group(0)), sid=finding.source_id)
+    return None
+
+
+def _year(date: str | None) -> int | None:
+    return int(date[:4]) if date and date[:4].isdigit() else None
 
 
 def _right_before(before: Finding, finding: Finding, text: str) -> bool:

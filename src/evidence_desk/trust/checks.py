@@ -19,6 +19,10 @@ For one claim (a sentence of the draft, see `claims.py`) against the run's sourc
   contract, `grounding.py`), and the source asserts it there (`assertion.py`); otherwise
   the reasons. `carried_by` names that passage. For a whole draft, the sentences it leans
   on (`answer.py`) are in `leans_on`, and a lean the answer does not satisfy is a reason.
+  `tier` says how a carried sentence is carried: `verbatim` (quotes and a frame),
+  `extractive`, or, when the contract does not carry it but the paraphrase tier does
+  (`paraphrase.py`, given the spans a supporting auditor named), `paraphrase`, with its
+  `anchors`, the stretches it `rests_on` and the contract's reasons kept as `extractive`.
 * hidden_characters: invisible, direction-changing or combining characters and mixed-script
   words (`characters.py`).
 * markup: markup outside quotes (`markup.py`).
@@ -31,17 +35,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
-from ..types import ClaimChecks, Quote, Source
+from ..types import CitedSpan, ClaimAudit, ClaimChecks, Quote, Source, Tier, Verdict
 from .answer import leans
 from .characters import hidden_characters
 from .claims import DraftClaim, split_claims, strip_markers
 from .grounding import Carrier, Finding, ground
 from .markup import markup
 from .numbers import date_figures, unmatched_figures
+from .paraphrase import Rest, rest
 from .screen import model_directed
 from .text import StoredText
-from .units import Metadata
+from .units import Metadata, read_units
 
 
 @dataclass(frozen=True)
@@ -162,12 +168,48 @@ def check_claim(
     return checks, quotes
 
 
+def _tier(claim: DraftClaim, finding: Finding, sources: Mapping[str, EvidenceSource]) -> Tier:
+    """`verbatim` when every unit of the carried sentence is a quote, else `extractive`."""
+    assert finding.source_id is not None
+    units = read_units(claim, sources[finding.source_id].carrier.metadata).units
+    return "verbatim" if all(u.quote is not None for u in units) else "extractive"
+
+
+def _paraphrased(
+    finding: Finding, rested: Rest, stored: StoredText
+) -> tuple[Finding, dict[str, Any]]:
+    """The finding a sentence the paraphrase tier grounds stands on, and its check fields."""
+    spans = rested.stretches
+    update = {
+        "tier": "paraphrase",
+        "anchors": rested.anchors,
+        "rests_on": tuple(
+            Quote(text=stored.text[a:b], source_id=rested.source_id, verbatim=True, start=a, end=b)
+            for a, b in spans
+        ),
+        "extractive": finding.problems,
+    }
+    return Finding((), rested.source_id, rested.window, (spans[0][0], spans[-1][1])), update
+
+
 def _check(
-    claim: DraftClaim, sources: Mapping[str, EvidenceSource]
+    claim: DraftClaim,
+    sources: Mapping[str, EvidenceSource],
+    spans: Sequence[CitedSpan] = (),
 ) -> tuple[ClaimChecks, tuple[Quote, ...], Finding]:
     cited = [sources[c] for c in claim.citations if c in sources]
     unknown = tuple(c for c in claim.citations if c not in sources) + claim.malformed
-    finding = ground(claim, [s.carrier for s in cited])
+    carriers = [s.carrier for s in cited]
+    finding = ground(claim, carriers)
+    tiered: dict[str, Any] = {"tier": _tier(claim, finding, sources)} if finding.grounded else {}
+    if not finding.grounded and not finding.refused and spans:
+        rested = rest(claim, spans, carriers)
+        if rested.grounded:
+            assert rested.source_id is not None
+            finding, tiered = _paraphrased(finding, rested, sources[rested.source_id].stored)
+        else:
+            more = tuple(f"as a paraphrase, {p}" for p in rested.problems)
+            finding = Finding(finding.problems + more)
     quotes = tuple(_locate(q, cited, finding) for q in claim.quotes)
     if claim.unbalanced:  # where a quote begins or ends is anyone's guess: never verbatim
         quotes = tuple(Quote(text=q, source_id=None, verbatim=False) for q in claim.quotes)
@@ -187,17 +229,23 @@ def _check(
         hidden_characters=hidden_characters(claim),
         markup=markup(claim),
         unbalanced_quote_marks=claim.unbalanced,
+        **tiered,
     )
     return checks, quotes, finding
 
 
 def check_claims(
-    claims: Sequence[DraftClaim], sources: Mapping[str, EvidenceSource]
+    claims: Sequence[DraftClaim],
+    sources: Mapping[str, EvidenceSource],
+    spans: Sequence[Sequence[CitedSpan]] | None = None,
 ) -> list[CheckedClaim]:
-    """Check each claim of an answer, and what each leans on among the others."""
-    done = [_check(claim, sources) for claim in claims]
+    """Check each claim of an answer, and what each leans on among the others. `spans`, one
+    sequence per claim (empty: none), are what the paraphrase tier may rest a claim on."""
+    rests = spans if spans is not None else [()] * len(claims)
+    done = [_check(claim, sources, s) for claim, s in zip(claims, rests, strict=True)]
     texts = {sid: source.stored.text for sid, source in sources.items()}
-    lean = leans(claims, [finding for _, _, finding in done], texts)
+    dates = {sid: source.date for sid, source in sources.items()}
+    lean = leans(claims, [finding for _, _, finding in done], texts, dates)
     out: list[CheckedClaim] = []
     for claim, (checks, quotes, _), needs in zip(claims, done, lean, strict=True):
         grounding = checks.grounding + ((needs.problem,) if needs.problem else ())
@@ -209,3 +257,22 @@ def check_claims(
 def check_draft(draft: str, sources: Mapping[str, EvidenceSource]) -> list[CheckedClaim]:
     """Split a draft into claims and check each one, in the answer it belongs to."""
     return check_claims(split_claims(draft), sources)
+
+
+def resting_spans(audits: Sequence[ClaimAudit]) -> list[tuple[CitedSpan, ...]]:
+    """The spans each claim may rest on in the paraphrase tier: those of an auditor that
+    found it supported (no others)."""
+    return [a.spans if a.verdict == Verdict.SUPPORTED else () for a in audits]
+
+
+def with_paraphrase(
+    checked: Sequence[CheckedClaim],
+    audits: Sequence[ClaimAudit],
+    sources: Mapping[str, EvidenceSource],
+) -> list[CheckedClaim]:
+    """The answer re-checked with the paraphrase tier, when a claim the contract does not
+    carry has spans to rest on (`resting_spans`); otherwise `checked` as it is."""
+    spans = resting_spans(audits)
+    if not any(s and c.checks.grounding for c, s in zip(checked, spans, strict=True)):
+        return list(checked)
+    return check_claims([c.claim for c in checked], sources, spans)

@@ -10,7 +10,8 @@ re-derive, from the receipt alone:
   sentence, and what it leans on in the answer, its hidden characters, its markup and its
   quotation marks, re-run on the recorded passages and the sources' recorded metadata
   (receipts of version 2 on; version 1 was written before the contract and carries none of
-  these checks);
+  these checks), and, where the policy allowed paraphrase, the paraphrase tier on the spans
+  each supported claim records (its tier and the stretches it rests on compared);
 * each effective verdict from the auditor's verdict and the checks (`gate.py`);
 * the top-level `quotes` list as the claims' quotes in order;
 * each quote marked verbatim that lies inside a recorded passage matches that passage's text;
@@ -20,8 +21,8 @@ re-derive, from the receipt alone:
 
 from __future__ import annotations
 
-from ..types import Claim, Receipt
-from .checks import CheckedClaim, EvidenceSource, check_claims
+from ..types import Claim, ClaimAudit, Receipt
+from .checks import CheckedClaim, EvidenceSource, check_claims, resting_spans
 from .claims import DraftClaim, split_claims
 from .gate import decide_claims, effective_verdict
 from .screen import model_directed
@@ -42,17 +43,21 @@ def _parse_problems(n: int, parsed: DraftClaim, claim: Claim, source_ids: set[st
     return problems
 
 
-def _contract_problems(n: int, checked: CheckedClaim, claim: Claim) -> list[str]:
-    """The grounding contract's checks re-run on the recorded passages, compared."""
+def _contract_problems(n: int, checked: CheckedClaim, claim: Claim, version: int) -> list[str]:
+    """The grounding contract's checks re-run on the recorded passages, compared (the tier
+    and what a sentence rests on from version 3 on)."""
     derived, recorded = checked.checks, claim.checks
     problems: list[str] = []
     if derived.leans_on != recorded.leans_on:
         problems.append(f"Claim {n}'s sentences it leans on are not the ones its answer gives.")
+    tiers = (derived.tier, derived.rests_on), (recorded.tier, recorded.rests_on)
     if bool(derived.grounding) != bool(recorded.grounding):
         problems.append(
             f"Claim {n}'s grounding check does not match its recorded passages "
             f"({'not carried' if derived.grounding else 'carried'} when re-checked)."
         )
+    elif version >= 3 and tiers[0] != tiers[1]:
+        problems.append(f"Claim {n}'s tier or the words it rests on do not match when re-checked.")
     if (derived.hidden_characters, derived.markup, derived.unbalanced_quote_marks) != (
         recorded.hidden_characters,
         recorded.markup,
@@ -107,11 +112,15 @@ def consistency_problems(receipt: Receipt) -> list[str]:
         problems.append("The recorded claims are not the sentences of the recorded draft.")
     else:
         evidence = {s.id: EvidenceSource.from_passages(s) for s in receipt.sources}
-        rechecked = check_claims(parsed, evidence) if receipt.receipt_version >= 2 else []
+        spans = None
+        if receipt.policy.grounding == "paraphrase":
+            audits = [ClaimAudit(verdict=c.auditor_verdict, spans=c.spans) for c in receipt.claims]
+            spans = resting_spans(audits)
+        rechecked = check_claims(parsed, evidence, spans) if receipt.receipt_version >= 2 else []
         for n, (p, c) in enumerate(zip(parsed, receipt.claims, strict=True), start=1):
             problems.extend(_parse_problems(n, p, c, source_ids))
             if rechecked:
-                problems.extend(_contract_problems(n, rechecked[n - 1], c))
+                problems.extend(_contract_problems(n, rechecked[n - 1], c, receipt.receipt_version))
     directed = {s.id for s in receipt.sources if any(model_directed(p.text) for p in s.passages)}
     for n, claim in enumerate(receipt.claims, start=1):
         problems.extend(_claim_problems(n, claim))

@@ -7,8 +7,10 @@ Effective verdict. The auditor's verdict, except that a claim that failed any ch
 no better than `unsupported` (`supported` and `partial` become `unsupported`;
 `contradicted` stays). An auditor can make the gate stricter, never rescue a claim.
 A claim is grounded when all its checks pass (the grounding contract among them: one passage
-of a cited source carries the whole sentence, `grounding.py`), every one of its quotes is
-verbatim, and its effective verdict is `supported`.
+of a cited source carries the whole sentence, `grounding.py`, or, where the policy allows
+paraphrase, the paraphrase tier rests it on spans its supporting auditor named and code
+checked, `paraphrase.py`), every one of its quotes is verbatim, and its effective verdict is
+`supported`.
 
 The pruning policy, applied in this order:
 
@@ -103,6 +105,8 @@ def judge(checked: Sequence[CheckedClaim], audits: Sequence[ClaimAudit]) -> list
             verdict=effective_verdict(a.verdict, c.checks),
             auditor_verdict=a.verdict,
             evidence=a.evidence,
+            spans=a.spans,
+            audited_by=a.by,
         )
         for c, a in zip(checked, audits, strict=True)
     ]

@@ -80,7 +80,7 @@ GAP_MAY_SKIP = vocabulary(
     really truly indeed now here today so thus therefore then moreover furthermore besides
     however certainly surely clearly simply to in on of as at by for with from"""
 )
-# Auxiliaries a gap may skip before a verb form (`_Passage._auxiliaries`).
+# Auxiliaries a gap may skip before a verb form (`WindowWords._auxiliaries`).
 PERFECT = vocabulary("have has had")
 PROGRESSIVE = vocabulary("am is are was were")
 # Before a quote, a gap may also skip the source's own speech verb (and its `who`: `Bryan,
@@ -121,6 +121,9 @@ class Finding:
     source_id: str | None = None
     window: Window | None = None
     span: tuple[int, int] | None = None  # the stored text's stretch that carries the sentence
+    # Not carried for another reason than its words' order (a quote, its length, or words
+    # found together but not asserted there): the paraphrase tier may not rescue it.
+    refused: bool = False
 
     @property
     def grounded(self) -> bool:
@@ -164,6 +167,10 @@ class Carrier:
             hi += 1
         return min(self.passages[lo][1], window.start), max(self.passages[hi][2], window.end)
 
+    def consecutive(self, first: int, last: int) -> bool:
+        """Passages first..last (indexes into `passages`) follow each other in the document."""
+        return all(self._neighbours(k) for k in range(first, last))
+
     def _neighbours(self, k: int) -> bool:
         """Passages k and k+1 are next to each other in the document."""
         (pid, _, b), (nid, a, _) = self.passages[k], self.passages[k + 1]
@@ -187,15 +194,17 @@ def ground(claim: DraftClaim, carriers: Sequence[Carrier]) -> Finding:
     the first source tried are reported when none carries the sentence.
     """
     if not carriers:
-        return Finding(("it cites no source that exists",))
+        return Finding(("it cites no source that exists",), refused=True)
     first: Finding | None = None
+    refused = False
     for carrier in carriers:
         finding = _ground_in(claim, carrier)
         if finding.grounded:
             return finding
         first = first or finding
+        refused = refused or finding.refused
     assert first is not None
-    return first
+    return replace(first, refused=refused)
 
 
 def _ground_in(claim: DraftClaim, carrier: Carrier) -> Finding:
@@ -204,7 +213,7 @@ def _ground_in(claim: DraftClaim, carrier: Carrier) -> Finding:
     for quote in claim.quotes:
         problem, spans = _quote_spans(quote, carrier)
         if problem:
-            return Finding((problem,))
+            return Finding((problem,), refused=True)
         quote_spans.append(spans)
     reading = read_units(claim, carrier.metadata)
     words = " ".join(u.word for u in reading.units)
@@ -214,7 +223,8 @@ def _ground_in(claim: DraftClaim, carrier: Carrier) -> Finding:
                 "it is too short to be checked against a passage (fewer than "
                 f"{MIN_QUOTE_WORDS} words, or fewer than {MIN_QUOTE_CONTENT_WORDS} that are "
                 "not stop words, outside its frame)",
-            )
+            ),
+            refused=True,
         )
     best = _NOT_TOGETHER
     readings = [reading]
@@ -233,7 +243,7 @@ def _ground_in(claim: DraftClaim, carrier: Carrier) -> Finding:
             problem = next(r for r in reasons if r is not None)
         if problem != _NOT_TOGETHER:
             best = problem
-    return Finding((best.format(sid=carrier.source_id),))
+    return Finding((best.format(sid=carrier.source_id),), refused=best != _NOT_TOGETHER)
 
 
 def _quote_spans(quote: str, carrier: Carrier) -> tuple[str | None, list[tuple[int, int]]]:
@@ -270,7 +280,7 @@ def _on_word_boundaries(text: str, a: int, b: int) -> bool:
 
 
 @dataclass(frozen=True)
-class _Passage:
+class WindowWords:
     """A window's words, and where its sentences break."""
 
     toks: list[Token]
@@ -278,7 +288,7 @@ class _Passage:
     text: str  # the stored text the tokens' offsets point into
 
     @classmethod
-    def of(cls, window: Window, text: str) -> _Passage:
+    def of(cls, window: Window, text: str) -> WindowWords:
         toks = tokens(text[window.start : window.end], window.start)
         breaks = [
             k == 0 or bool(_SENTENCE_BREAK.search(text[toks[k - 1].end : toks[k].start]))
@@ -389,7 +399,7 @@ def _carried(
     A chain is (first token of the first unit, first and last token of the latest unit);
     chains grow unit by unit, in the sentence's order.
     """
-    passage = _Passage.of(window, text)
+    passage = WindowWords.of(window, text)
     options = passage.options(reading, quote_spans, window)
     if not all(options):
         return _NOT_TOGETHER, []

@@ -85,13 +85,15 @@ ATTRIBUTION_PHRASES_TEXT = """according to; in his words; in her words; in its w
     declaring; as asking"""
 # Discourse phrases, each a discourse word as a whole (`Lincoln, for his part, said`).
 DISCOURSE_PHRASES_TEXT = """for his part; for her part; for its part; for their part; in turn;
-    in the same address; in the same message; in the same speech; in the same article"""
+    in the same address; in the same message; in the same speech; in the same article;
+    years later; decades later; a decade later; a century later; centuries later;
+    a generation later; generations later"""
 SOURCE_NOUNS_TEXT = "address speech message article remarks post source document"
 SUBJECT_PRONOUNS_TEXT = "he she they it"
 FRAME_WORDS_TEXT = "his her their its in on of that as and to"
 # Discourse and connective words: free only in a frame with an attribution verb.
 DISCOURSE_WORDS_TEXT = (
-    "also further furthermore moreover then later again too same went continued elsewhere"
+    "also further furthermore moreover then later again too same own went continued elsewhere"
 )
 STOP_TEXT = """a an the of to in on at by for with from as that this these those it its is are
     was were be been being has have had do does did and or but if so we i you he she they our

@@ -2,9 +2,11 @@
 
 Nothing here renders HTML: the views hold text, and the templates escape every piece of it
 (source text and answers are data). A sentence is split into text and `[S#]` citation
-segments so a page can link each citation to its source; a source's passages are split into
-the text before, inside and after each verbatim quote, at the quote's recorded offsets, so a
-page highlights exactly what the receipt says was quoted.
+segments so a page can link each citation to its source; a source's passages are split at
+the recorded offsets of each verbatim quote and of each stretch a published paraphrase rests
+on (`checks.rests_on`), so a page highlights exactly what the receipt says was quoted and
+what a sentence in other words stands on. Each published sentence carries its tier
+(`checks.tier`: verbatim, extractive, paraphrase; None in receipts written before tiers).
 
 What a reader sees follows the receipts alone: the gate's published answer; for a held run,
 an editor's approval (the held draft, published with the editor's name and time in a new
@@ -21,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
+
+from .passages import Piece, first_rests, pieces
 
 CITATION = re.compile(r"\[(S\d+)\]")
 
@@ -59,18 +63,22 @@ class SourceCard:
 
 @dataclass(frozen=True)
 class PassageView:
-    """A passage split at its quotes: (text, quoted?) pieces covering it exactly."""
+    """A passage split at its quotes and resting stretches: pieces covering it exactly."""
 
     id: str
     number: int
     start: int
     end: int
     score: float
-    pieces: tuple[tuple[str, bool], ...]
+    pieces: tuple[Piece, ...]
 
     @property
     def has_quote(self) -> bool:
-        return any(q for _, q in self.pieces)
+        return any(p.quoted for p in self.pieces)
+
+    @property
+    def has_rest(self) -> bool:
+        return any(p.rests for p in self.pieces)
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,18 @@ class SourceView:
     passages: tuple[PassageView, ...]
     quotes: tuple[dict[str, Any], ...]
     queries: tuple[str, ...]
+    rests: tuple[dict[str, Any], ...] = ()  # `rests_on` stretches of this source, with `number`
+
+
+@dataclass(frozen=True)
+class SentenceTier:
+    """How a published sentence is carried (`checks.tier`, None before tiers), its number
+    as shown (`shown_claims`), and the source a paraphrase rests on (whose page marks
+    `#rests-N`)."""
+
+    tier: str | None = None
+    number: int = 0
+    source_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +111,13 @@ class Published:
     editor: str | None = None
     at: str | None = None
     receipt_run_id: str | None = None
+    tiers: tuple[SentenceTier, ...] = ()  # one per sentence
+
+    @property
+    def lines(self) -> tuple[tuple[tuple[Segment, ...], SentenceTier], ...]:
+        """Each sentence with its tier (an empty one where none is recorded)."""
+        tiers = self.tiers + (SentenceTier(),) * (len(self.sentences) - len(self.tiers))
+        return tuple(zip(self.sentences, tiers, strict=False))
 
 
 @dataclass(frozen=True)
@@ -152,37 +179,55 @@ def card(source: dict[str, Any]) -> SourceCard:
     )
 
 
-def _kept_sentences(receipt: dict[str, Any]) -> tuple[tuple[Segment, ...], ...]:
-    return tuple(tuple(segments(c["text"])) for c in receipt.get("claims", []) if c.get("kept"))
+def shown_claims(receipt: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """The claims a receipt's pages show, numbered from 1 as they are shown: the kept ones
+    of an answer the gate published (or an edit that passed it); every one of a draft an
+    editor approved (published word for word) or the desk still holds (only editors see
+    it, and they review all of it; the gate keeps nothing of a held draft)."""
+    review = receipt.get("review") or {}
+    every = review.get("action") == "approved" or not receipt.get("published_answer")
+    claims = receipt.get("claims", [])
+    return list(enumerate((c for c in claims if every or c.get("kept")), start=1))
 
 
-def _all_sentences(receipt: dict[str, Any]) -> tuple[tuple[Segment, ...], ...]:
-    return tuple(tuple(segments(c["text"])) for c in receipt.get("claims", []))
+def _rests_on(claim: dict[str, Any]) -> list[dict[str, Any]]:
+    """The located stretches a paraphrased claim rests on (none for another tier)."""
+    checks = claim.get("checks") or {}
+    if checks.get("tier") != "paraphrase":
+        return []
+    return [
+        q
+        for q in checks.get("rests_on", ())
+        if q.get("verbatim") and q.get("start") is not None and q.get("end") is not None
+    ]
+
+
+def _tier_of(n: int, claim: dict[str, Any]) -> SentenceTier:
+    tier = (claim.get("checks") or {}).get("tier")
+    rests = _rests_on(claim)
+    cited = rests[0].get("source_id") if rests else next(iter(claim.get("citations", ())), None)
+    return SentenceTier(tier, n, cited if tier == "paraphrase" else None)
 
 
 def published_of(receipt: dict[str, Any]) -> Published | None:
     """What one receipt publishes: the gate's answer, or an editor's approval."""
     review = receipt.get("review") or {}
-    if review.get("action") == "approved":
-        return Published(
-            "editor",
-            _all_sentences(receipt),
-            str(review.get("published_answer", "")),
-            editor=review.get("editor"),
-            at=review.get("reviewed_at"),
-            receipt_run_id=receipt["run_id"],
-        )
-    if receipt.get("published_answer"):
-        by: Literal["gate", "edit"] = "edit" if review.get("action") == "edited" else "gate"
-        return Published(
-            by,
-            _kept_sentences(receipt),
-            receipt["published_answer"],
-            editor=review.get("editor"),
-            at=review.get("reviewed_at"),
-            receipt_run_id=receipt["run_id"],
-        )
-    return None
+    approved = review.get("action") == "approved"
+    if not approved and not receipt.get("published_answer"):
+        return None
+    claims = shown_claims(receipt)
+    by: Literal["gate", "editor", "edit"] = (
+        "editor" if approved else "edit" if review.get("action") == "edited" else "gate"
+    )
+    return Published(
+        by,
+        tuple(tuple(segments(c["text"])) for _, c in claims),
+        str(review.get("published_answer", "")) if approved else receipt["published_answer"],
+        editor=review.get("editor"),
+        at=review.get("reviewed_at"),
+        receipt_run_id=receipt["run_id"],
+        tiers=tuple(_tier_of(n, c) for n, c in claims),
+    )
 
 
 def reader_receipts(receipt: dict[str, Any], later: list[dict[str, Any]]) -> tuple[str, ...]:
@@ -233,25 +278,9 @@ def answer_view(
     )
 
 
-def _pieces(text: str, start: int, spans: list[tuple[int, int]]) -> tuple[tuple[str, bool], ...]:
-    """`text` (which starts at `start` in the document) split at the spans inside it."""
-    out: list[tuple[str, bool]] = []
-    at = 0
-    for s, e in sorted(spans):
-        a, b = max(s - start, at), min(e - start, len(text))
-        if b <= a:
-            continue
-        if a > at:
-            out.append((text[at:a], False))
-        out.append((text[a:b], True))
-        at = b
-    if at < len(text):
-        out.append((text[at:], False))
-    return tuple(out)
-
-
 def source_view(receipt: dict[str, Any], source_id: str) -> SourceView | None:
-    """One source of a receipt with its numbered passages and its quotes highlighted."""
+    """One source of a receipt with its numbered passages, its quotes highlighted, and the
+    stretches the receipt's shown paraphrased sentences rest on (`shown_claims`)."""
     source = next((s for s in receipt.get("sources", []) if s["id"] == source_id), None)
     if source is None:
         return None
@@ -260,7 +289,16 @@ def source_view(receipt: dict[str, Any], source_id: str) -> SourceView | None:
         for q in receipt.get("quotes", [])
         if q.get("source_id") == source_id and q.get("verbatim") and q.get("start") is not None
     )
+    rests = tuple(
+        {**q, "number": n}
+        for n, c in shown_claims(receipt)
+        for q in _rests_on(c)
+        if q.get("source_id") == source_id
+    )
     spans = [(int(q["start"]), int(q["end"])) for q in quotes]
+    rested = [(int(q["start"]), int(q["end"]), int(q["number"])) for q in rests]
+    found = source.get("passages", [])
+    cut = first_rests([pieces(p["text"], p["start"], spans, rested) for p in found])
     passages = tuple(
         PassageView(
             id=p["id"],
@@ -268,11 +306,11 @@ def source_view(receipt: dict[str, Any], source_id: str) -> SourceView | None:
             start=p["start"],
             end=p["end"],
             score=float(p.get("score", 0.0)),
-            pieces=_pieces(p["text"], p["start"], spans),
+            pieces=cut[n - 1],
         )
-        for n, p in enumerate(source.get("passages", []), start=1)
+        for n, p in enumerate(found, start=1)
     )
-    return SourceView(card(source), passages, quotes, tuple(source.get("queries", ())))
+    return SourceView(card(source), passages, quotes, tuple(source.get("queries", ())), rests)
 
 
 def _problems(claim: dict[str, Any]) -> list[str]:
@@ -312,12 +350,33 @@ def _problems(claim: dict[str, Any]) -> list[str]:
     # the auditor's own verdict (the effective one is capped by the failed checks above)
     auditor = claim.get("auditor_verdict") or ("" if problems else claim.get("verdict", ""))
     if auditor and auditor != "supported":
-        problems.append(f"the auditor found it {auditor}")
+        by = claim.get("audited_by")
+        problems.append(
+            f"the verdict given by {by} (not the run's auditor) found it {auditor}"
+            if by
+            else f"the auditor found it {auditor}"
+        )
     return problems
 
 
+def tier_word(claim: dict[str, Any], version: int | None) -> str | None:
+    """How a claim is carried, in an editor's words: its tier, or `not carried` when the
+    grounding contract gave reasons or the receipt records tiers (version 3 on); None when
+    an older receipt does not say."""
+    checks = claim.get("checks") or {}
+    if checks.get("tier"):
+        return str(checks["tier"])
+    if checks.get("grounding") or (version is None or version >= 3):
+        return "not carried"
+    return None
+
+
 def held_reasons(receipt: dict[str, Any]) -> list[dict[str, Any]]:
-    """Why a held run was held, sentence by sentence: which sentence, quote and check."""
+    """Why a held run was held, sentence by sentence: which sentence, quote and check, how
+    it is carried (its tier; a paraphrase's anchors and the words it rests on) and who gave
+    the verdict when the run's auditor did not. Claims given without their receipt (an
+    edit's outcome) are checked now, so they record tiers."""
+    version = int(receipt.get("receipt_version", 1)) if "run_id" in receipt else None
     return [
         {
             "number": n,
@@ -325,9 +384,14 @@ def held_reasons(receipt: dict[str, Any]) -> list[dict[str, Any]]:
             "segments": segments(claim.get("text", "")),
             "verdict": claim.get("verdict", ""),
             "auditor_verdict": claim.get("auditor_verdict", claim.get("verdict", "")),
+            "audited_by": str(claim.get("audited_by") or ""),
             "evidence": list(claim.get("evidence", [])),
             "problems": _problems(claim),
             "kept": bool(claim.get("kept")),
+            "tier": tier_word(claim, version),
+            "anchors": list((claim.get("checks") or {}).get("anchors", ())),
+            "rests_on": _rests_on(claim),
+            "not_word_for_word": list((claim.get("checks") or {}).get("extractive", ())),
         }
         for n, claim in enumerate(receipt.get("claims", []), start=1)
     ]

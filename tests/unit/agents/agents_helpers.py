@@ -175,3 +175,18 @@ def sample_profile() -> ArchiveProfile:
     return ArchiveProfile(
         min_date=dates[0], max_date=dates[-1], entities=entities_from_documents(rows)
     )
+
+
+def source_of_passages(source_id: str, *passages: tuple[str, str]) -> Source:
+    """A source of the given (passage id, text) pairs, each passage its own text."""
+    return Source(
+        id=source_id,
+        doc_id=f"doc-{source_id}",
+        title=f"Document {source_id}",
+        retrieved_at="2026-01-01T00:00:00Z",
+        content_sha256="0" * 64,
+        passages=tuple(
+            ScoredPassage(id=pid, text=text, start=0, end=len(text), score=1.0)
+            for pid, text in passages
+        ),
+    )

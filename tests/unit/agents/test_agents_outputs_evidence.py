@@ -8,24 +8,13 @@ a source the claim does not cite backs nothing, however the model words it.
 from __future__ import annotations
 
 import pytest
+from agents_helpers import source_of_passages
 
 from evidence_desk.agents.base import ClaimToAudit
 from evidence_desk.agents.outputs import AuditOut, VerdictOut, source_evidence, to_audits
-from evidence_desk.types import ClaimAudit, ScoredPassage, Source, Verdict
+from evidence_desk.types import ClaimAudit, Verdict
 
-
-def source(source_id: str, *passages: tuple[str, str]) -> Source:
-    return Source(
-        id=source_id,
-        doc_id=f"doc-{source_id}",
-        title=f"Document {source_id}",
-        retrieved_at="2026-01-01T00:00:00Z",
-        content_sha256="0" * 64,
-        passages=tuple(
-            ScoredPassage(id=pid, text=text, start=0, end=len(text), score=1.0)
-            for pid, text in passages
-        ),
-    )
+source = source_of_passages
 
 
 S1 = source(

@@ -129,3 +129,39 @@ def test_the_gate_prunes_a_sentence_with_the_sentences_that_lean_on_it() -> None
     outcome = decide_claims(claims, None, GatePolicy(coverage_floor=0.4, max_pruned_fraction=0.5))
     assert outcome.decision == Decision.PUBLISHED_AFTER_PRUNING
     assert outcome.kept == (True, True, True, False, False)
+
+
+def _dated(sid: str, text: str, date: str | None) -> EvidenceSource:
+    return EvidenceSource(
+        sid, f"d{sid}", text, ((f"d{sid}#0", 0, len(text)),), date=date, names=(f"Speaker{sid}",)
+    )
+
+
+@pytest.mark.parametrize(
+    ("lead", "second", "grounded"),
+    [
+        ("Decades later", "1963-01-14", True),
+        ("Decades later", "1950-01-14", False),  # nine years are not decades
+        ("Years later", "1950-01-14", True),
+        ("A century later", "2041-01-06", True),
+        ("A century later", "1963-01-14", False),
+        ("Decades later", None, False),  # an undated source is dated no time after
+    ],
+)
+def test_a_time_from_the_sentence_before_needs_the_sources_dated_so(
+    lead: str, second: str | None, grounded: bool
+) -> None:
+    sources = {
+        "S1": _dated("S1", S2_TEXT, "1941-01-06"),
+        "S2": _dated("S2", "We will cut taxes again next year.", second),
+    }
+    draft = (
+        f'SpeakerS1 said: "The navy grew larger than ever before in our history." [S1] '
+        f'{lead}, SpeakerS2 said: "We will cut taxes again next year." [S2]'
+    )
+    first, later = check_draft(draft, sources)
+    assert first.checks.passed
+    assert later.checks.leans_on == (1,)
+    assert later.checks.passed == grounded, later.checks.grounding
+    if not grounded:
+        assert "not dated that long after" in later.checks.grounding[-1]

@@ -128,7 +128,7 @@ def test_ground_tries_each_cited_source_and_reports_the_first() -> None:
     assert (
         found.grounded and found.source_id == "S1" and found.window == Window(0, len(P1), ("d#0",))
     )
-    assert ground(claim, []) == Finding(("it cites no source that exists",))
+    assert ground(claim, []) == Finding(("it cites no source that exists",), refused=True)
     missing = ground(claim, [other.carrier])
     assert not missing.grounded and "not in S2" in missing.problems[0]
 

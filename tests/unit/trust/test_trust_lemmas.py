@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
 from evidence_desk.trust import lemmas
@@ -106,3 +109,50 @@ def test_the_lexicon_must_be_installed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_the_lexicon_is_read_as_data() -> None:
     assert lemmas._lexicon_path().name == "lemma_lu.csv.gz"
+
+
+def test_synonyms_share_a_common_wordnet_sense(wordnet: None) -> None:
+    from evidence_desk.trust.lemmas import synonym
+
+    assert synonym("nation", "country") and synonym("purchase", "buy")
+    assert synonym("cut", "reduce")  # `cut`'s second sense is `reduce`'s first
+    assert not synonym("increase", "decrease") and not synonym("war", "peace")
+    assert synonym("propos", "proposed")  # forms of one verb are variants first
+    assert not synonym("will", "would") and not synonym("not", "never")  # stop words
+    assert not synonym("nation", "country", frozenset({"nation"}))
+
+
+@pytest.fixture
+def index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """WordNet read from `tmp_path` alone (its caches cleared before and after)."""
+    monkeypatch.setenv("WNSEARCHDIR", str(tmp_path))
+    monkeypatch.setattr(lemmas, "_WORDNET_DIRS", ())
+    lemmas._senses.cache_clear()
+    lemmas._synsets.cache_clear()
+    yield tmp_path
+    lemmas._senses.cache_clear()
+    lemmas._synsets.cache_clear()
+
+
+def test_the_index_is_read_as_data(index: Path) -> None:
+    """WordNet's index format: lemma, part of speech, synset count, pointers, then the
+    synset offsets most frequent sense first; license lines start with a space."""
+    (index / "index.noun").write_text(
+        "  1 This software and database is being provided to you\n"
+        "country n 5 1 @ 5 5 08168978 08544813 08166552 08644722 08497294\n"
+        "nation n 4 1 @ 4 2 08168978 08166552 11201061 08303692\n"
+        "land n 2 1 @ 2 0 08544813 99999999\n"
+        "soil n 4 1 @ 4 0 11111111 22222222 33333333 08544813\n"
+        "united_states n 1 0 1 0 08544813\n",
+        encoding="utf-8",
+    )
+    assert lemmas.synonym("nation", "country") and lemmas.synonym("land", "country")
+    assert not lemmas.synonym("soil", "country")  # only a fourth sense in common
+    assert not lemmas.synonym("united_states", "country")  # a phrase is no synonym
+
+
+def test_without_wordnet_no_word_has_a_synonym(index: Path) -> None:
+    (index / "elsewhere").mkdir()
+    assert lemmas.wordnet_dir() is None
+    assert not lemmas.synonym("nation", "country")
+    assert lemmas.synonym("propos", "proposed")

@@ -18,7 +18,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from markupsafe import escape
-from web_helpers import HELD_QUESTION, QUESTION, WebUser
+from web_helpers import HELD_QUESTION, QUESTION, WebUser, Widget
 
 from evidence_desk.desk import Desk
 from evidence_desk.server.reader import ViewCache
@@ -83,14 +83,9 @@ def paraphrased(
     return {**claim, "text": text, "quotes": [], "checks": checks, "spans": spans, **more}
 
 
-def published_with_paraphrase(
-    reader: Callable[[], WebUser], app: FastAPI, web_desk: Desk
-) -> tuple[WebUser, str, dict[str, Any], int]:
-    """A reader's published run whose answer is its first (verbatim) sentence and then a
-    paraphrase resting on S1; with the passage it rests in and that passage's number."""
-    me = reader()
-    run_id = me.ask(QUESTION)
-    assert me.wait(run_id)["state"] == "published"
+def with_paraphrase(app: FastAPI, web_desk: Desk, run_id: str) -> tuple[dict[str, Any], int]:
+    """The published run's answer rewritten as its first (verbatim) sentence and then a
+    paraphrase resting on S1; the passage it rests in and that passage's number."""
     receipt = stored(web_desk, run_id)
     first = receipt["claims"][0]
     assert first["kept"] and first["checks"]["tier"] == "verbatim"
@@ -100,7 +95,18 @@ def published_with_paraphrase(
     receipt["published_answer"] = " ".join(c["text"] for c in receipt["claims"])
     rewrite(app, web_desk, receipt)
     s1 = next(s for s in receipt["sources"] if s["id"] == "S1")
-    return me, run_id, passage, 1 + s1["passages"].index(passage)
+    return passage, 1 + s1["passages"].index(passage)
+
+
+def published_with_paraphrase(
+    reader: Callable[[], WebUser], app: FastAPI, web_desk: Desk
+) -> tuple[WebUser, str, dict[str, Any], int]:
+    """A reader's published run rewritten `with_paraphrase`."""
+    me = reader()
+    run_id = me.ask(QUESTION)
+    assert me.wait(run_id)["state"] == "published"
+    passage, number = with_paraphrase(app, web_desk, run_id)
+    return me, run_id, passage, number
 
 
 def passage_text(page: str, number: int) -> str:
@@ -212,3 +218,20 @@ def test_the_editor_sees_each_sentence_tier_anchors_resting_words_and_verdict_gi
     beside = r'<mark class="rests[^"]*" data-sentences="1" title="[^"]*sentence 1 rests on">'
     assert re.search(beside + re.escape(html.escape(PLANTED)), page)
     assert 'id="rests-' not in page and PLANTED not in page
+
+
+def test_the_widget_marks_a_paraphrase_with_script_and_without(
+    app: FastAPI, server: Any, web_desk: Desk
+) -> None:
+    w = Widget(app)
+    run_id = w.ask(QUESTION)
+    assert w.wait(run_id)["status"] == "published"
+    with_paraphrase(app, web_desk, run_id)
+    body = w.run(run_id).json()
+    assert body["tiers"] == ["verbatim", "paraphrase"]
+    page = w.form(f"/widget/runs/{run_id}", {}).text  # the page a browser without script gets
+    marked = re.findall(r"<p>(.*?)</p>", page, re.S)
+    paraphrase = [p for p in marked if "said so" in p]
+    assert len(paraphrase) == 1 and '<span class="w-tier"' in paraphrase[0]
+    assert "&lt;plainly&gt;" in paraphrase[0] and "<plainly>" not in page
+    assert page.count('class="w-tier"') == 1

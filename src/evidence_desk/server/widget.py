@@ -108,6 +108,11 @@ class WidgetRun(BaseModel):
     sentences: list[list[tuple[Literal["text", "cite"], str]]] = Field(
         description="The published answer's sentences as text and `[S#]` citation segments."
     )
+    tiers: list[str | None] = Field(
+        default_factory=list,
+        description="Each sentence's tier (`verbatim`, `extractive`, `paraphrase`; none "
+        "where its receipt records none): the widget marks a paraphrase as one.",
+    )
     sources: list[WidgetSource]
     message: str | None = Field(description="One sentence for the reader, or none.")
     coverage_note: str | None = Field(description="What the archive covers (outside coverage).")
@@ -148,6 +153,7 @@ def widget_run(page: RunPage) -> WidgetRun:
         run = shown("published", REVIEWED if published.by != "gate" else None)
         run.text = published.text
         run.sentences = [list(s) for s in published.sentences]
+        run.tiers = [tier.tier for _, tier in published.lines]
         run.sources = [
             WidgetSource(
                 id=s.id, title=s.title, date=s.date, url=safe_url(s.url), publisher=s.publisher

@@ -57,13 +57,18 @@ function render(run) {
   if (run.coverage_note) section.append(el("p", "w-note", run.coverage_note));
   if (run.status === "published") {
     const answer = el("div", "w-answer");
-    for (const sentence of run.sentences) {
+    run.sentences.forEach((sentence, k) => {
       const line = el("p");
       for (const [kind, value] of sentence) {
         line.append(kind === "cite" ? el("span", "w-cite", `[${value}]`) : value);
       }
+      if ((run.tiers || [])[k] === "paraphrase") {
+        const mark = el("span", "w-tier", "paraphrase");
+        mark.title = "The source's meaning in other words, resting on words it quotes exactly";
+        line.append(" ", mark);
+      }
       answer.append(line);
-    }
+    });
     section.append(answer);
     if (run.sources.length) {
       const list = el("ol", "w-sources");

@@ -39,7 +39,7 @@ from ..agents.base import (
 from ..agents.offline.docdates import relative_windows
 from ..clock import Clock, iso_us, system_clock
 from ..retrieval.coverage import ArchiveStats, assess
-from ..trust.checks import CheckedClaim
+from ..trust.checks import CheckedClaim, resting_spans
 from ..trust.claims import split_claims
 from ..types import (
     Coverage,
@@ -438,7 +438,9 @@ def gate_stage(state: RunState, deps: Deps) -> Step:
     failure = state.failure.reason if state.failure is not None else None
     policy = deps.config.policy
     sources = _sources(state)
-    texts = deps.source_texts(sources) if policy.grounding == "paraphrase" and checked else None
+    # The paraphrase tier re-checks against the run's texts only when an auditor named spans.
+    rests = policy.grounding == "paraphrase" and any(resting_spans(state.audits or ()))
+    texts = deps.source_texts(sources) if rests and checked else None
     claims, outcome = judgment.decide(
         checked, list(state.audits or ()), state.coverage, policy, failure,
         sources=sources, texts=texts,

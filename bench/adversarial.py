@@ -48,6 +48,7 @@ from adversarial.corpus import (  # noqa: E402
 from adversarial.hostile import FAMILIES, generate  # noqa: E402
 from adversarial.judge import Outcome, SupportedAuditor, run  # noqa: E402
 from bench._util import BENCH_CACHE, SHARED_DATA, print_table, stopwatch  # noqa: E402
+from evidence_desk.agents.base import Auditor  # noqa: E402
 from evidence_desk.desk import Desk  # noqa: E402
 
 SUPPORTED, OFFLINE = "supported-for-all", "offline"
@@ -133,22 +134,41 @@ def show(outcomes: dict[str, list[Outcome]], n: int) -> None:
                     print(o.describe())
 
 
-def measure(
-    quick: bool,
-) -> tuple[dict[str, list[Any]], list[Case], dict[str, list[Outcome]], dict[str, float]]:
-    """Builds the archive, generates the drafts, runs both auditors."""
+# (name, auditor, whether its verdicts travel in the drafts: `judge.run`'s `outside`)
+Auditors = Callable[[Desk, list[Case]], list[tuple[str, Auditor, bool]]]
+Measured = tuple[dict[str, list[Any]], list[Case], dict[str, list[Outcome]], dict[str, float]]
+
+
+def measure_with(
+    quick: bool, generate_cases: Callable[..., list[Case]], auditors: Auditors
+) -> Measured:
+    """Builds the archive, generates the drafts, runs each auditor over all of them."""
     with tempfile.TemporaryDirectory() as tmp:
         with stopwatch() as built:
             desk, pools = build(Path(tmp) / "home")
-        cases: list[Case] = generate(pools, scale=0.34 if quick else 1.0)
+        cases = generate_cases(pools, scale=0.34 if quick else 1.0)
         outcomes: dict[str, list[Outcome]] = {}
         seconds = {"ingest": built[0]}
-        for name, auditor in ((OFFLINE, desk.agents.auditor), (SUPPORTED, SupportedAuditor())):
+        for name, auditor, outside in auditors(desk, cases):
             with stopwatch() as took:
-                outcomes[name] = run(cases, desk.store, auditor, desk.policy, desk.settings)
+                outcomes[name] = run(
+                    cases, desk.store, auditor, desk.policy, desk.settings, outside
+                )
             seconds[name] = took[0]
         desk.store.close()
     return pools, cases, outcomes, seconds
+
+
+def measure(quick: bool) -> Measured:
+    """Builds the archive, generates the drafts, runs both auditors."""
+    return measure_with(
+        quick,
+        generate,
+        lambda desk, _: [
+            (OFFLINE, desk.agents.auditor, False),
+            (SUPPORTED, SupportedAuditor(), False),
+        ],
+    )
 
 
 def report(outcomes: dict[str, list[Outcome]], show_n: int) -> None:

@@ -36,21 +36,19 @@ Embeddings are cached under ~/.cache/evidence-desk/bench/adversarial (shared wit
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 # bench.adversarial puts `tests/` on the path, where the generator lives (as `adversarial`).
-from bench.adversarial import OFFLINE, SUPPORTED, build, drafts_cli
+from bench.adversarial import OFFLINE, SUPPORTED, Measured, drafts_cli, measure_with
 
 # isort: split
 from adversarial import faithful_prose, hostile
 from adversarial.cases import FAITHFUL, Case
 from adversarial.corpus import DIGITALGOV, SOTU
 from adversarial.faithful_prose import PROSE
-from adversarial.judge import OracleAuditor, Outcome, SupportedAuditor, run
-from bench._util import print_table, stopwatch
+from adversarial.judge import OracleAuditor, Outcome, SupportedAuditor
+from bench._util import print_table
 
 HONEST = "oracle"
 AUDITORS = (OFFLINE, HONEST, SUPPORTED)
@@ -215,29 +213,18 @@ def show(outcomes: dict[str, list[Outcome]], n: int) -> None:
                     print(o.describe())
 
 
-def measure(
-    quick: bool,
-) -> tuple[dict[str, list[Any]], list[Case], dict[str, list[Outcome]], dict[str, float]]:
-    """Builds the archive, generates the drafts, runs the three auditors."""
-    with tempfile.TemporaryDirectory() as tmp:
-        with stopwatch() as built:
-            desk, pools = build(Path(tmp) / "home")
-        cases = generate(pools, scale=0.34 if quick else 1.0)
-        outcomes: dict[str, list[Outcome]] = {}
-        seconds = {"ingest": built[0]}
-        auditors = (
-            (OFFLINE, desk.agents.auditor),
-            (HONEST, OracleAuditor(cases)),
-            (SUPPORTED, SupportedAuditor()),
-        )
-        for name, auditor in auditors:
-            with stopwatch() as took:
-                outcomes[name] = run(
-                    cases, desk.store, auditor, desk.policy, desk.settings, name == HONEST
-                )
-            seconds[name] = took[0]
-        desk.store.close()
-    return pools, cases, outcomes, seconds
+def measure(quick: bool) -> Measured:
+    """Builds the archive, generates the drafts, runs the three auditors (the honest one's
+    verdicts carried in the drafts)."""
+    return measure_with(
+        quick,
+        generate,
+        lambda desk, cases: [
+            (OFFLINE, desk.agents.auditor, False),
+            (HONEST, OracleAuditor(cases), True),
+            (SUPPORTED, SupportedAuditor(), False),
+        ],
+    )
 
 
 def report(outcomes: dict[str, list[Outcome]], show_n: int) -> None:

@@ -19,7 +19,7 @@ another year.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise, product
 
@@ -250,26 +250,26 @@ def _quote_spans(quote: str, carrier: Carrier) -> tuple[str | None, list[tuple[i
     """(the problem with a quote, or None; its usable occurrences in the source)."""
     spans = carrier.stored.find_all(quote)
     if not spans:
-        return f"the quote {_short(quote)} is not in {carrier.source_id}", []
+        return f"the quote {short(quote)} is not in {carrier.source_id}", []
     if too_short(quote, MIN_QUOTE_WORDS, MIN_QUOTE_CONTENT_WORDS):
         return (
-            f"the quote {_short(quote)} is too short to prove anything (fewer than "
+            f"the quote {short(quote)} is too short to prove anything (fewer than "
             f"{MIN_QUOTE_WORDS} words, or fewer than {MIN_QUOTE_CONTENT_WORDS} that are not "
             "stop words)"
         ), []
     text = carrier.stored.text
-    spans = [(a, b) for a, b in spans if _on_word_boundaries(text, a, b)]
+    spans = [(a, b) for a, b in spans if on_word_boundaries(text, a, b)]
     if not spans:
-        return f"the quote {_short(quote)} starts or ends inside a word of {carrier.source_id}", []
+        return f"the quote {short(quote)} starts or ends inside a word of {carrier.source_id}", []
     return None, spans
 
 
-def _short(quote: str) -> str:
+def short(quote: str) -> str:
     q = " ".join(quote.split())
     return f'"{q[:40]}…"' if len(q) > 40 else f'"{q}"'
 
 
-def _on_word_boundaries(text: str, a: int, b: int) -> bool:
+def on_word_boundaries(text: str, a: int, b: int) -> bool:
     """Neither end of text[a:b] cuts a word: no letter or digit on both sides of a cut."""
     cut_start = text[a - 1 : a].isalnum() and text[a : a + 1].isalnum()
     cut_end = text[b : b + 1].isalnum() and text[b - 1 : b].isalnum()
@@ -356,20 +356,21 @@ class WindowWords:
             return PROGRESSIVE | PERFECT
         return PERFECT if verb_lemmas(word) and word != "been" else frozenset()
 
-    def _before(self, first: int, reach: int, words: frozenset[str]) -> bool:
-        """One of `words` within `reach` words before token `first`, in the same sentence."""
+    def before(self, first: int, reach: int, test: Callable[[str], bool]) -> bool:
+        """A word passing `test` within `reach` words before token `first`, in the same
+        sentence."""
         k = first
         while k > 0 and first - k < reach and not self.breaks[k]:
             k -= 1
-            if self.toks[k].word in words:
+            if test(self.toks[k].word):
                 return True
         return False
 
     def negated_before(self, first: int) -> bool:
-        return self._before(first, LOOKBACK, NEGATIONS)
+        return self.before(first, LOOKBACK, NEGATIONS.__contains__)
 
     def qualified_before(self, first: int) -> bool:
-        return self._before(first, MAX_GAP, QUALIFIERS)
+        return self.before(first, MAX_GAP, QUALIFIERS.__contains__)
 
     def disclaimed_after(self, last: int) -> bool:
         k = last + 1

@@ -38,7 +38,15 @@ from itertools import pairwise
 from ..types import CitedSpan
 from .assertion import unasserted
 from .claims import DraftClaim, strip_markers
-from .grounding import MAX_GAP, QUALIFIERS, Carrier, Window, WindowWords
+from .grounding import (
+    MAX_GAP,
+    QUALIFIERS,
+    Carrier,
+    Window,
+    WindowWords,
+    on_word_boundaries,
+    short,
+)
 from .lemmas import synonym, variant, verb_lemmas
 from .units import STOP, Metadata, Unit, read_units, tokens, vocabulary
 
@@ -140,11 +148,6 @@ class Rest:
         return not self.problems
 
 
-def _short(text: str) -> str:
-    t = " ".join(text.split())
-    return f'"{t[:40]}…"' if len(t) > 40 else f'"{t}"'
-
-
 def _list(words: Sequence[str]) -> str:
     return ", ".join(f"'{w}'" for w in dict.fromkeys(words))
 
@@ -174,16 +177,11 @@ def rest(claim: DraftClaim, spans: Sequence[CitedSpan], carriers: Sequence[Carri
 
 def _occurrences(span: str, carrier: Carrier) -> tuple[str | None, list[tuple[int, int]]]:
     sid, text = carrier.source_id, carrier.stored.text
-    found = [
-        (a, b)
-        for a, b in carrier.stored.find_all(span)
-        if not (text[a - 1 : a].isalnum() and text[a : a + 1].isalnum())
-        and not (text[b : b + 1].isalnum() and text[b - 1 : b].isalnum())
-    ]
+    found = [(a, b) for a, b in carrier.stored.find_all(span) if on_word_boundaries(text, a, b)]
     if not found:
-        return _NOT_VERBATIM.format(span=_short(span), sid=sid), []
+        return _NOT_VERBATIM.format(span=short(span), sid=sid), []
     if len(tokens(span)) < MIN_SPAN_WORDS:
-        return _SHORT.format(span=_short(span)), []
+        return _SHORT.format(span=short(span)), []
     return None, found
 
 
@@ -280,7 +278,7 @@ def _against(
     for (a, b), ks in zip(spans, span_toks, strict=True):
         used = sorted(k for k in ks if k in matched)
         if not used:
-            problems.append(_UNUSED.format(span=_short(text[a:b])))
+            problems.append(_UNUSED.format(span=short(text[a:b])))
             continue
         stretches.append(_widen(words, ks, used[0], used[-1], sentence))
     if problems:
@@ -298,7 +296,7 @@ def _against(
         quote = claim.quotes[quote_at]
         where = carrier.stored.find_all(quote)
         if not any(a <= qa and qb <= b for qa, qb in where for a, b in spans):
-            problems.append(_QUOTE_ELSEWHERE.format(span=_short(quote), sid=sid))
+            problems.append(_QUOTE_ELSEWHERE.format(span=short(quote), sid=sid))
     numbers = [w for w in sentence.words if w[:1].isdigit()]
     if not _in_order(numbers, words, sorted(in_spans)):
         problems.append(_ORDER.format(sid=sid))
@@ -453,13 +451,11 @@ def _consecutive(text: str, spans: Sequence[tuple[int, int]]) -> bool:
 def _guarded_before(words: WindowWords, first: int) -> bool:
     """A qualifier, hedge or turning verb within `MAX_GAP` words before token `first`, in the
     same source sentence: it governs the stretch, and the sentence left it out."""
-    k = first
-    while k > 0 and first - k < MAX_GAP and not words.breaks[k]:
-        k -= 1
-        w = words.toks[k].word
-        if w in QUALIFIERS or w in HEDGE or verb_lemmas(w) & TURNING_LEMMAS:
-            return True
-    return False
+    return words.before(first, MAX_GAP, _guards)
+
+
+def _guards(word: str) -> bool:
+    return word in QUALIFIERS or word in HEDGE or bool(verb_lemmas(word) & TURNING_LEMMAS)
 
 
 def _widen(

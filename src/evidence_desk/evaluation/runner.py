@@ -7,7 +7,9 @@ searches and tokens.
 The summary: the mode the questions ran in (`quick` or `deep`), answer accuracy on
 answerable questions, evidence recall, abstention precision and recall, published quotes
 that are verbatim, published answers that carry source markup (readers must see text as
-rendered), decision counts, latency p50/p95, model calls, searches and tokens.
+rendered), how answers read (the median words of a published answer, and the share of
+its sentences that are a bare quote behind a title: `Title (1941): "..." [S1].`),
+decision counts, latency p50/p95, model calls, searches and tokens.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..trust.claims import split_claims, strip_markers
 from ..trust.text import find_verbatim
 from ..types import Decision, Receipt
 from .questions import Question
@@ -66,6 +69,34 @@ def evidence_hits(q: Question, r: Receipt, doc_text: Callable[[str], str | None]
     return hits
 
 
+_BARE_QUOTE = re.compile(r'^(?P<lead>[^"“”]*)["“](?P<quote>[^"“”]+)["”]\W*$')
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text).lower().split())
+
+
+def title_prefixed(sentence: str, titles: Sequence[str]) -> bool:
+    """Whether a published sentence is one quote behind a cited source's title (and a date
+    in parentheses): the form an answer takes when it does not yet read as prose."""
+    m = _BARE_QUOTE.match(strip_markers(sentence).strip())
+    if m is None:
+        return False
+    lead = _plain(re.sub(r"\([^()]*\)", " ", m.group("lead")))
+    return bool(lead) and any(lead == _plain(t) for t in titles)
+
+
+def answer_shape(r: Receipt) -> tuple[int, int, int]:
+    """(words, sentences, sentences that are a bare quote behind a title) of the published
+    answer; markers are not words."""
+    titles = {s.id: s.title for s in r.sources}
+    sentences = split_claims(r.published_answer)
+    bare = sum(
+        title_prefixed(c.text, [titles[i] for i in c.citations if i in titles]) for c in sentences
+    )
+    return len(strip_markers(r.published_answer).split()), len(sentences), bare
+
+
 def score_question(
     q: Question, r: Receipt, latency_ms: float, doc_text: Callable[[str], str | None]
 ) -> dict[str, Any]:
@@ -76,6 +107,7 @@ def score_question(
     kept = [c for c in r.claims if c.kept]
     by_id = {s.id: s.doc_id for s in r.sources}
     quotes = [qt for c in kept for qt in c.quotes]
+    n_words, n_sentences, bare = answer_shape(r) if published else (0, 0, 0)
     return {
         "id": q.id,
         "kind": q.kind,
@@ -90,6 +122,9 @@ def score_question(
         "published_quotes": len(quotes) if published else 0,
         "published_quotes_verbatim": sum(qt.verbatim for qt in quotes) if published else 0,
         "published_markup": source_markup(r.published_answer) if published else [],
+        "published_words": n_words,
+        "published_sentences": n_sentences,
+        "title_prefixed_sentences": bare,
         "latency_ms": round(latency_ms, 2),
         "model_calls": r.usage.model_calls,
         "searches": len(r.searches),
@@ -108,6 +143,7 @@ def summarize(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     verbatim = sum(i["published_quotes_verbatim"] for i in items)
     published_values = {d.value for d in PUBLISHING}
     latencies = [float(i["latency_ms"]) for i in items]
+    words = [float(i["published_words"]) for i in items if i.get("published_words")]
 
     def ratio(a: int, b: int) -> float | None:
         return round(a / b, 4) if b else None
@@ -128,6 +164,11 @@ def summarize(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "published_quotes": quotes,
         "published_quotes_verbatim_rate": ratio(verbatim, quotes),
         "published_answers_with_markup": sum(bool(i.get("published_markup")) for i in items),
+        "words_per_answer_p50": round(percentile(words, 50), 1) if words else None,
+        "title_prefixed_share": ratio(
+            sum(int(i.get("title_prefixed_sentences", 0)) for i in items),
+            sum(int(i.get("published_sentences", 0)) for i in items),
+        ),
         "decisions": dict(sorted(Counter(i["decision"] for i in items).items())),
         "by_kind": {
             kind: ratio(sum(bool(i["answer_found"]) for i in group), len(group))

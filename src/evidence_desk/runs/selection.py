@@ -9,6 +9,10 @@ a reader should see them, and each names the queries that found its selected pas
 
 Deep mode lets each source show `extra` passages past that bound (`gaps.EXTRA_PASSAGES`),
 never past three times the default: its best hits the bound left out.
+
+A passage that its window cut inside a list (an announcing sentence, "four essential human
+freedoms", and the first items, "The first is ...") runs on to the list's last item
+(`enumerations.runs_on`), so an answer can name every item or none: never three of four.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..enumerations import runs_on
 from ..types import Document, Hit, Passage, ScoredPassage, Source
 
 
@@ -100,6 +105,14 @@ def source_of(
     )
 
 
+def whole_lists(passage: Passage, doc: Document) -> Passage:
+    """The passage, run on to the end of a list it cuts; else the passage itself."""
+    end = runs_on(doc.text, passage.start, passage.end)
+    if end == passage.end:
+        return passage
+    return passage.model_copy(update={"end": end, "text": doc.text[passage.start : end]})
+
+
 def passages_per_source(bounds: SelectionBounds, n_sources: int) -> int:
     """Passages each source keeps: the evidence pool (max_sources x passages_per_source) is
     shared among the sources found, so a question that one document answers (a window
@@ -153,8 +166,9 @@ def select_sources(
     sources: list[Source] = []
     for doc_id, best_first in kept_hits(sides, bounds, extra).items():
         picked = sorted(best_first, key=lambda h: h.passage.start)  # reading order
-        scored = [(h.passage, round(h.score, 6)) for h in picked]
-        source = source_of(f"S{len(sources) + 1}", documents[doc_id], scored, retrieved_at)
+        doc = documents[doc_id]
+        scored = [(whole_lists(h.passage, doc), round(h.score, 6)) for h in picked]
+        source = source_of(f"S{len(sources) + 1}", doc, scored, retrieved_at)
         queries = tuple(dict.fromkeys(q for h in best_first for q in h.queries))
         sources.append(source.model_copy(update={"queries": queries}) if queries else source)
     return sources

@@ -202,7 +202,9 @@ def test_a_candidate_the_gate_would_refuse_is_passed_over() -> None:
         ("Which treaty ended the war?", "name"),
         ("How much money was proposed for hydrogen cars?", "number"),
         ("When did GSA say it would enforce HTTPS?", "number"),
+        ("What is the Federal Election Commission's first API called?", "name"),
         ("What did the president say about gold in California?", None),
+        ("What was called for in the address?", None),
     ],
 )
 def test_expected_answer_names_the_kind_a_question_asks_for(question: str, kind: str) -> None:
@@ -221,6 +223,8 @@ def test_expected_answer_names_the_kind_a_question_asks_for(question: str, kind:
         ("Read 18F's blog post on preloading.", "number", False),
         ("the war on fraud to be led by our great Vice President", "name", True),
         ("the war on fraud will be led by someone", "name", False),
+        ("OpenFEC is the most recent step toward a new website.", "name", True),
+        ("The FEC empowers citizens with information.", "name", False),
     ],
 )
 def test_holds_answer_type(sentence: str, kind: str, holds: bool) -> None:

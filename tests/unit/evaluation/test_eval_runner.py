@@ -13,7 +13,7 @@ from evidence_desk.evaluation.questions import (
     load_questions,
     parse_questions,
 )
-from evidence_desk.evaluation.runner import evaluate, percentile
+from evidence_desk.evaluation.runner import evaluate, percentile, title_prefixed
 from evidence_desk.types import (
     Claim,
     ClaimChecks,
@@ -172,3 +172,32 @@ def test_every_question_is_asked_in_the_mode_given() -> None:
     report = evaluate(qs, ask, lambda d: DOC, mode="deep")
     assert asked == [("Where is the gold?", "deep"), ("Mars?", "deep")]
     assert report["summary"]["mode"] == "deep"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "bare"),
+    [
+        ('Franklin D. Roosevelt — Annual Message, 1941: "We look forward" [S1].', True),
+        ('Franklin D. Roosevelt — Annual Message, 1941 (1941): "We look forward" [S1].', True),
+        ('In 1941, Roosevelt said: "We look forward" [S1].', False),
+        ('Franklin D. Roosevelt — Annual Message, 1941: "We look" and "forward" [S1].', False),
+        ("Roosevelt looked forward to a world of freedoms [S1].", False),
+    ],
+)
+def test_a_bare_quote_behind_its_title_is_counted(sentence: str, bare: bool) -> None:
+    assert title_prefixed(sentence, ["Franklin D. Roosevelt — Annual Message, 1941"]) is bare
+
+
+def test_the_summary_gives_words_per_answer_and_the_title_prefixed_share() -> None:
+    qs = parse_questions(json.dumps(ANSWERABLE) + "\n" + json.dumps(OOC))
+    answer = f't: "{GOLD}" [S1]. In 1941, T said: "{GOLD}" [S1].'
+    answers = {
+        "Where is the gold?": receipt(Decision.AUTO_CLEARED, answer, (16, 42)),
+        "Mars?": receipt(Decision.OUTSIDE_COVERAGE, "", (0, 15)),
+    }
+    report = evaluate(qs, lambda q, m: answers[q], lambda d: DOC)
+    first = report["items"][0]
+    assert (first["published_words"], first["published_sentences"]) == (15, 2)
+    assert first["title_prefixed_sentences"] == 1
+    s = report["summary"]
+    assert s["words_per_answer_p50"] == 15.0 and s["title_prefixed_share"] == 0.5

@@ -54,3 +54,24 @@ def test_bounds_limit_sources_and_passages() -> None:
     docs = {f"d{i}": doc(f"d{i}") for i in range(5)}
     sources = select_sources([hits], docs, SelectionBounds(2, 2), "t")
     assert len(sources) == 2 and all(len(s.passages) == 2 for s in sources)
+
+
+def test_a_passage_cut_inside_a_list_runs_on_to_the_list_end() -> None:
+    text = (
+        "Opening words of the message. We have three great aims. The first is peace. "
+        "The second is work. The third is freedom. Closing words of the message."
+    )
+    document = doc("d").model_copy(update={"text": text})
+    cut = text.index(" The third")
+    p = Passage(id="d#0", doc_id="d", text=text[:cut], start=0, end=cut)
+    whole = Passage(id="d#1", doc_id="d", text=text[:20], start=0, end=20)
+    (source,) = select_sources(
+        [[Hit(passage=p, score=1.0)]], {"d": document}, SelectionBounds(5, 2), "t"
+    )
+    (passage,) = source.passages
+    assert passage.id == "d#0" and passage.text.endswith("The third is freedom.")
+    assert passage.text == text[passage.start : passage.end]
+    (plain,) = select_sources(
+        [[Hit(passage=whole, score=1.0)]], {"d": document}, SelectionBounds(5, 2), "t"
+    )
+    assert plain.passages[0].end == 20  # no list cut: unchanged

@@ -38,6 +38,7 @@ from ...textutil import content_terms, sentence_spans, stem, term_in, unique, wo
 from ...trust.checks import EvidenceSource, check_claim
 from ...trust.claims import split_claims
 from ...types import Draft, Plan, Source, SubQuestion, TimeWindow
+from .compose import Voice, clean, listed, quoted, voice
 from .docdates import full_date, relative_windows
 from .evidence import (
     TOPICAL_STOPWORDS,
@@ -66,7 +67,8 @@ _WANTS_NUMBER = re.compile(
 _WANTS_LAW = re.compile(r"^\W*(?:which|what)\s+(?:bill|act|law|legislation)\b", re.I)
 _WANTS_NAME = re.compile(
     r"^\W*(?:who\b|(?:which|what)\s+(?:treaty|program|programme|organization|agency|department|"
-    r"country|nation|state|city|team|person|company|party|doctrine|corps)\b)",
+    r"country|nation|state|city|team|person|company|party|doctrine|corps)\b|"
+    r"what\s+(?:is|was|are|were)\b[^?]*\b(?:called|named)\W*$)",
     re.I,
 )
 # A number stands alone: "18F" (a team's name) holds none.
@@ -81,7 +83,9 @@ _QUOTE_MARK = re.compile(
     r"(?<![^\W\d_])['’]|['’](?![^\W\d_])|[\"“”„‚‘«»‹›＂″〝〞〟「」『』`]|</?q\b[^<>]*>",
     re.IGNORECASE,
 )
-_PROPER_NAME = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+ ){1,}[A-Z][a-z]+")
+# Two capitalised words inside a sentence ("the Peace Corps"), or one with a capital inside
+# it anywhere ("OpenFEC", "BetaFEC": a product's name).
+_PROPER_NAME = re.compile(r"(?<=[a-z,;:] )(?:[A-Z][a-z]+ ){1,}[A-Z][a-z]+|\b[A-Z][a-z]+[A-Z]\w*")
 # The name of a law: capitalised words ending in Act, Bill, Law or Amendment.
 _LAW_NAME = re.compile(
     r"\b(?:[A-Z][\w'-]* )+(?:of (?:the )?)?(?:[A-Z][\w'-]* )*(?:Act|Bill|Law|Amendment)\b"
@@ -245,16 +249,72 @@ def _accepted(text: str, evidence: dict[str, EvidenceSource]) -> bool:
 _YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(1[6-9]\d\d|20\d\d)(?!\d|[,.]\d)")
 
 
-def claim_text(source: Source, quote: str) -> str:
-    """One claim sentence: framing, the verbatim quote in double quotes, the marker. The
-    framing names the full date when the quote dates something relative to its source,
-    and no date when the quote names a year other than its source's ("By 2021, ..." in a
-    2025 article): the grounding contract reads a framing date as dating the quote."""
+def dating(source: Source, quote: str) -> str:
+    """How a claim's frame dates its quote: "full" (the source's full date) when the quote
+    dates something relative to its source, "none" when it names a year other than its
+    source's ("By 2021, ..." in a 2025 article: the grounding contract reads a framing
+    date as dating the quote), else "year"."""
     own = source.date[:4] if source.date else None
     if set(_YEAR.findall(quote)) - {own}:
+        return "none"
+    return "full" if relative_windows(quote, source.date) else "year"
+
+
+def claim_text(source: Source, quote: str) -> str:
+    """One claim sentence with the title frame: the source's title and its date
+    (`dating`), the verbatim quote in double quotes, the marker. The frame of a source
+    whose metadata names no speaker or author, and the fallback of a composed one."""
+    how = dating(source, quote)
+    if how == "none":
         return f'{frame(source, dated=False)}: "{quote}" [{source.id}].'
-    full = bool(relative_windows(quote, source.date))
-    return f'{frame(source, full)}: "{quote}" [{source.id}].'
+    return f'{frame(source, how == "full")}: "{quote}" [{source.id}].'
+
+
+def _number(source_id: str) -> int:
+    return int(source_id[1:]) if source_id[1:].isdigit() else 0
+
+
+@dataclass
+class _Writer:
+    """Writes the answer's claims (`compose.py`), each checked by the gate's own code."""
+
+    by_id: dict[str, Source]
+    voices: dict[str, Voice | None]
+    evidence: dict[str, EvidenceSource]
+
+    def forms(self, c: _Candidate, again: bool) -> list[str]:
+        """The claim's forms, best first: a list named, the short frame, the title frame."""
+        source = self.by_id[c.sentence.source_id]
+        who = self.voices.get(source.id)
+        how = dating(source, c.quote)
+        out: list[str] = []
+        if who is not None:
+            passage = next((p for p in source.passages if p.id == c.sentence.passage_id), None)
+            if passage is not None:
+                gathered = listed(source, who, passage.text, c.sentence.text, how, again)
+                if gathered is not None:
+                    out.append(gathered)
+            out.append(quoted(source, who, c.quote, how, again))
+        out.append(claim_text(source, c.quote))
+        return out
+
+    def claim(self, c: _Candidate, again: bool = False) -> str | None:
+        """The first form the gate's checks pass, or None."""
+        forms = self.forms(c, again) + (self.forms(c, False) if again else [])
+        return next((f for f in forms if _accepted(f, self.evidence)), None)
+
+    def paragraph(self, picks: Sequence[_Candidate]) -> str:
+        """The picks as one paragraph: a source's second claim says `also`; a quote that a
+        list claim before it already named is left out."""
+        claims: list[str] = []
+        previous: str | None = None
+        for c in picks:
+            text = self.claim(c, again=c.sentence.source_id == previous)
+            if text is None or any(c.quote in earlier for earlier in claims):
+                continue
+            claims.append(text)
+            previous = c.sentence.source_id
+        return " ".join(claims)
 
 
 class OfflineAnswerer:
@@ -284,11 +344,12 @@ class OfflineAnswerer:
         idf = self._idf or local_idf(sentences)
         by_id = {s.id: s for s in sources}
         evidence = {s.id: EvidenceSource.from_passages(s) for s in sources}
+        writer = _Writer(by_id, {s.id: voice(s, sources) for s in sources}, evidence)
         subs = plan.subquestions or (SubQuestion(text=question),)
         pools = [self._candidates(sq, plan, sentences, by_id, idf) for sq in subs]
 
         def accept(c: _Candidate) -> bool:
-            return _accepted(claim_text(by_id[c.sentence.source_id], c.quote), evidence)
+            return writer.claim(c) is not None
 
         dense = self._dense(subs, pools)
         used: set[tuple[str, int]] = set()
@@ -298,9 +359,9 @@ class OfflineAnswerer:
             most = 3 if single else 2
             kind = expected_answer(question)
             picks = self._pick(i, terms, pool, dense, used, most, kind, accept, complete=single)
-            claims = [claim_text(by_id[c.sentence.source_id], c.quote) for c in picks]
-            if claims:
-                paragraphs.append(" ".join(claims))
+            paragraph = writer.paragraph(picks)
+            if paragraph:
+                paragraphs.append(paragraph)
         return Draft(text="\n\n".join(paragraphs))
 
     def _candidates(
@@ -314,10 +375,10 @@ class OfflineAnswerer:
         """(query terms, the best lexical candidates) for one sub-question."""
         terms = query_terms(sq, plan)
         # The quote, not the whole sentence, must carry a relative date: it is what is shown.
-        quoted = [(s, quotable(s.text)) for s in sentences]
+        quotes = [(s, quotable(s.text)) for s in sentences]
         usable = [
-            (s, collapse(q).rstrip(_TRAILING))
-            for s, q in quoted
+            (s, clean(collapse(q).rstrip(_TRAILING)))
+            for s, q in quotes
             if q is not None and eligible(q, by_id[s.source_id], sq, self._reach)
         ]
         top = max((s.passage_score for s, _ in usable), default=0.0)
@@ -426,4 +487,4 @@ class OfflineAnswerer:
                 picks.append(typed)
         for c in picks:
             used.add((c.sentence.source_id, c.sentence.order))
-        return sorted(picks, key=lambda c: (c.sentence.source_id, c.sentence.order))
+        return sorted(picks, key=lambda c: (_number(c.sentence.source_id), c.sentence.order))

@@ -25,8 +25,10 @@ from ...retrieval.embedder import Embedder
 from ...textutil import STOPWORDS, content_terms, stem, unique, words
 from ...trust.numbers import unmatched_figures
 from ...trust.units import (
+    ATTRIBUTION_PHRASES_TEXT,
     ATTRIBUTION_VERBS_TEXT,
     DISCOURSE_WORDS_TEXT,
+    REPORTING_PHRASES_TEXT,
     REPORTING_VERBS_TEXT,
     SOURCE_NOUNS_TEXT,
 )
@@ -46,11 +48,14 @@ from .evidence import (
 from .numbers import figures, is_negation, negated, negated_near
 
 _PUNCT = ".,;:!?'’()[]—–-|·"
-# Words of a frame (`He also argued that`): the grounding contract decides where they are one.
+# Words of a frame (`He also argued that`, `spoke of`): the grounding contract decides where
+# they are one.
 _FRAME_TERMS = frozenset(
     stem(w)
     for text in (
         ATTRIBUTION_VERBS_TEXT,
+        ATTRIBUTION_PHRASES_TEXT.replace(";", " "),
+        REPORTING_PHRASES_TEXT.replace(";", " "),
         REPORTING_VERBS_TEXT,
         DISCOURSE_WORDS_TEXT,
         SOURCE_NOUNS_TEXT,

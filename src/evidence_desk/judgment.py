@@ -23,7 +23,10 @@ The steps, one implementation each:
    paraphrase tier on the spans its supporting auditor named (`trust.checks.with_paraphrase`,
    against the same sources and texts); a question outside coverage judges no claim; and a
    judgment with a failure (an agent that gave up) never publishes and says so in its
-   reason.
+   reason. Before it, a run lends its answerer's spans (`Draft.rests`) to the claims a model
+   auditor found supported without naming any (`lend_rests`); the offline auditor's
+   verdicts never take them. Lent or named, the spans are only advice: `with_paraphrase`
+   checks each one verbatim and every anchor of the sentence against them.
 
 `judge` runs the three in order. A run's stages call them one at a time, because each stage
 commits its own output before the next begins (a run killed between verify and audit
@@ -41,9 +44,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .agents.base import AgentFailure, Auditor, ClaimToAudit, ModelUsage, RunBudget
+from .agents.providers import OFFLINE
 from .trust import gate
 from .trust.checks import CheckedClaim, EvidenceSource, check_draft, with_paraphrase
-from .types import Claim, ClaimAudit, Coverage, GateOutcome, GatePolicy, Source, Verdict
+from .trust.claims import strip_markers
+from .types import (
+    Claim,
+    ClaimAudit,
+    Coverage,
+    GateOutcome,
+    GatePolicy,
+    SentenceRest,
+    Source,
+    Verdict,
+)
 
 # The texts a store holds for (doc_id, content hash) pairs; pairs it has none for are absent.
 TextLookup = Callable[[Iterable[tuple[str, str]]], Mapping[tuple[str, str], str]]
@@ -110,6 +124,39 @@ def audit(
         )
         return Audited(audits, failure.usage, failure)
     return Audited(tuple(advice.value), advice.usage)
+
+
+ANSWERER = "answerer"  # `ClaimAudit.spans_by` for spans lent from the answerer
+
+
+def _plain(text: str) -> str:
+    return " ".join(strip_markers(text).split())
+
+
+def lend_rests(
+    checked: Sequence[CheckedClaim],
+    audits: Sequence[ClaimAudit],
+    rests: Sequence[SentenceRest],
+    auditor: str,
+) -> list[ClaimAudit]:
+    """The audits with the answerer's spans standing in where a model auditor found a claim
+    supported and named no spans of its own (`spans_by` then says `answerer`).
+
+    `auditor` is the engine that gave `audits`: the offline auditor's verdicts never take
+    the answerer's spans (its `supported` is not precise enough to grant the paraphrase
+    tier, docs/grounding.md), nor do verdicts given from outside (`by`). A sentence takes
+    the spans of the rest whose text is its own, citation markers aside.
+    """
+    if auditor == OFFLINE or not rests:
+        return list(audits)
+    by_text = {_plain(r.text): r.spans for r in reversed(rests)}  # the first rest of a text
+    lent: list[ClaimAudit] = []
+    for claim, audit in zip(checked, audits, strict=True):
+        spans = by_text.get(_plain(claim.text))
+        if spans and audit.verdict == Verdict.SUPPORTED and not audit.spans and not audit.by:
+            audit = audit.model_copy(update={"spans": spans, "spans_by": ANSWERER})
+        lent.append(audit)
+    return lent
 
 
 def decide(

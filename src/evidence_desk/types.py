@@ -323,18 +323,32 @@ def decision_words(code: str | None) -> str:
         return code or ""
 
 
+class CitedSpan(Frozen):
+    """Words of a cited source an auditor (or the answerer) says a sentence rests on: they
+    must be verbatim there (the paraphrase tier, docs/grounding.md)."""
+
+    source_id: str = Field(pattern=r"^S[1-9][0-9]*$")
+    text: str = Field(min_length=1)
+
+
+class SentenceRest(Frozen):
+    """The words of its cited sources one sentence of a draft rests on, as its answerer
+    named them: a model's `rests_on`, or the `cited_text` of Anthropic's citations."""
+
+    text: str = Field(description="The sentence as the draft has it, citation markers included.")
+    spans: tuple[CitedSpan, ...] = Field(min_length=1)
+
+
 class Draft(Frozen):
     """What an answerer wrote: prose whose sentences cite `[S#]` and quote in double quotes."""
 
     text: str
-
-
-class CitedSpan(Frozen):
-    """Words of a cited source an auditor says a sentence rests on: they must be verbatim
-    there (the paraphrase tier, docs/grounding.md)."""
-
-    source_id: str = Field(pattern=r"^S[1-9][0-9]*$")
-    text: str = Field(min_length=1)
+    rests: tuple[SentenceRest, ...] = Field(
+        (),
+        description="Per sentence, the spans its answerer says it rests on (none: the offline "
+        "answerer, a draft from outside). Advice: they stand in for a model auditor's spans "
+        "only where it found the sentence supported and named none (`judgment.lend_rests`).",
+    )
 
 
 class ClaimAudit(Frozen):
@@ -355,6 +369,12 @@ class ClaimAudit(Frozen):
         "",
         description="Who gave the verdict when it was not the run's auditor: the writer's "
         "own, carried by a draft given to `check` (docs/grounding.md, verdicts from outside).",
+    )
+    spans_by: str = Field(
+        "",
+        description="Who named `spans` when it was not the verdict's giver: `answerer` when "
+        "a model auditor found the claim supported without naming any and the answerer's "
+        "own spans stand in (`Draft.rests`).",
     )
 
 
@@ -456,9 +476,14 @@ class Claim(Frozen):
     auditor_verdict: Verdict
     evidence: tuple[str, ...] = ()
     spans: tuple[CitedSpan, ...] = Field(
-        (), description="The spans the auditor named (`ClaimAudit.spans`)."
+        (),
+        description="The spans the claim may rest on (`ClaimAudit.spans`): the auditor's, "
+        "or the answerer's where `spans_by` says so.",
     )
     audited_by: str = Field("", description="`ClaimAudit.by`: empty for the run's auditor.")
+    spans_by: str = Field(
+        "", description="`ClaimAudit.spans_by`: `answerer` when the spans are the answerer's."
+    )
     kept: bool = False
 
 

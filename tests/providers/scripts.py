@@ -5,6 +5,12 @@ offered output tool) and answers in the role that tool belongs to. `Model` answe
 faithfully: it plans the question as asked, quotes the first sentence of the first source
 verbatim, and audits each claim as supported by the first passage of its first cited
 source. Tests derive misbehaving models from it by replacing one role's reply.
+
+An Anthropic answerer that cites (its request holds `search_result` blocks and no tool)
+gets the same claims as cited text blocks (`cited_reply`): each claim's text, citing for
+each source it names the sentences of that source's results that hold its `rests_on` or
+quotes (else the first sentence of its first result); a source no result belongs to is
+written into the text as a marker, as a model may write one.
 """
 
 from __future__ import annotations
@@ -12,10 +18,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from evidence_desk.testing.fakebodies import Cite, CitedText
 from evidence_desk.testing.fakeproviders import Protocol, Reply
+from evidence_desk.testing.fakerules import search_results
 
 Role = str  # "plan" | "answer" | "audit"
 _TOOL_ROLE = {"submit_plan": "plan", "submit_answer": "answer", "submit_audit": "audit"}
@@ -72,20 +80,68 @@ def role_of(protocol: Protocol, body: dict[str, Any]) -> Role:
 
 
 @dataclass(frozen=True)
+class Result:
+    """A `search_result` block of a citing request: its source id and its sentences."""
+
+    source: str
+    title: str
+    texts: list[str]
+
+
+@dataclass(frozen=True)
 class Prompt:
     question: str
     sources: dict[str, list[tuple[str, str]]]  # S# -> [(passage id, text)]
     claims: list[tuple[int, list[str]]]  # (number, citations)
+    results: list[Result] = field(default_factory=list)  # a citing request's search results
 
     @classmethod
-    def parse(cls, text: str) -> Prompt:
+    def parse(cls, text: str, results: list[Result] | None = None) -> Prompt:
         q = _QUESTION.search(text)
         sources = {sid: _PASSAGE.findall(block) for sid, block in _SOURCE.findall(text)}
+        for i, r in enumerate(results or []):  # a search result stands for a passage
+            sources.setdefault(r.source, []).append((f"result {i}", " ".join(r.texts)))
         claims = [
             (int(n), [c.strip() for c in cites.split(",") if c.strip()])
             for n, cites in _CLAIM.findall(text)
         ]
-        return cls(q.group(1) if q else "", sources, claims)
+        return cls(q.group(1) if q else "", sources, claims, list(results or []))
+
+
+def results_of(protocol: Protocol, body: dict[str, Any]) -> list[Result]:
+    if protocol != "anthropic":
+        return []
+    return [
+        Result(r["source"], r["title"], [b["text"] for b in r["content"]])
+        for r in search_results(body)
+    ]
+
+
+def cited_reply(args: dict[str, Any], results: list[Result], like: Reply | None = None) -> Reply:
+    """Claims (`AnswerOut`'s arguments) as a citing answerer's text blocks, one paragraph
+    each, citing the sentences of each named source's results that hold its words; `like`:
+    the `Reply.output` whose usage and reasoning the reply keeps."""
+    blocks: list[CitedText | str] = []
+    for claim in args.get("claims", []):
+        words = [w for w in [*claim.get("rests_on", []), *claim.get("quotes", [])] if w]
+        cites: list[Cite] = []
+        text = claim["text"]
+        for sid in claim.get("citations", []):
+            held = [i for i, r in enumerate(results) if r.source == sid]
+            if not held:
+                text = f"{text} [{sid}]"
+            found = [
+                Cite(i, k, k + 1)
+                for i in held
+                for k, t in enumerate(results[i].texts)
+                if any(w in t or t in w for w in words)
+            ]
+            cites += found or [Cite(i) for i in held[:1]]
+        if blocks:
+            blocks.append("\n\n")
+        blocks.append(CitedText(text, tuple(cites)))
+    cited = Reply.cited_text(*blocks)
+    return cited if like is None else replace(like, kind="cited", cited=cited.cited, args=None)
 
 
 def first_sentence(text: str) -> str:
@@ -173,22 +229,29 @@ class Model:
     def __call__(self, body: dict[str, Any], index: int) -> Reply:
         role = role_of(self.protocol, body)
         self.seen.append((role, body))
-        prompt = Prompt.parse(user_text(self.protocol, body))
+        prompt = Prompt.parse(user_text(self.protocol, body), results_of(self.protocol, body))
         custom = self.override.get(role)
         if isinstance(custom, list):
             if custom:
                 return custom.pop(0)
         elif custom is not None:
             reply = custom(prompt)
-            return reply if isinstance(reply, Reply) else self.structured(body, reply)
+            if not isinstance(reply, Reply):
+                return self.structured(body, reply)
+            if reply.kind == "tool" and reply.tool_name is None and prompt.results:
+                return cited_reply(dict(reply.args or {}), prompt.results, like=reply)
+            return reply
         faithful = {"plan": faithful_plan, "answer": faithful_answer, "audit": faithful_audit}
         return self.structured(body, faithful[role](prompt))
 
     def structured(self, body: dict[str, Any], args: dict[str, Any]) -> Reply:
         """`args` the way the request asks for them: the output tool's arguments, or with
-        no tools offered (a JSON-schema response format, prompted JSON) the JSON text."""
+        no tools offered (a JSON-schema response format, prompted JSON) the JSON text; a
+        citing answerer's request gets the claims as cited text (`cited_reply`)."""
         if tool_names(self.protocol, body):
             return Reply.output(args)
+        if results := results_of(self.protocol, body):
+            return cited_reply(args, results)
         return Reply.text(json.dumps(args))
 
     def calls(self, role: Role) -> int:

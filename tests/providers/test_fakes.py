@@ -22,6 +22,7 @@ from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
+from evidence_desk.testing.fakebodies import Cite, CitedText
 from evidence_desk.testing.fakeproviders import Captured, FakeProvider, Protocol, Reply
 
 PROTOCOLS: tuple[Protocol, ...] = ("chat", "responses", "anthropic")
@@ -274,6 +275,68 @@ def test_anthropic_text_and_raw_arguments_are_text_blocks() -> None:
     assert text.usage.output_tokens == math.ceil(len("plain") / 4)
     assert [(b.type, b.text) for b in raw.content] == [("text", "{'claims': [")]
     assert "tools" not in fake.requests[1].body
+
+
+def search_result(source: str, *texts: str) -> dict[str, Any]:
+    content = [{"type": "text", "text": t} for t in texts]
+    return {
+        "type": "search_result",
+        "source": source,
+        "title": f"Title of {source}",
+        "content": content,
+        "citations": {"enabled": True},
+    }
+
+
+def test_anthropic_cited_text_blocks_cite_search_results_as_the_api_does() -> None:
+    # One result at the top level, one in a tool result: `search_result_index` counts both.
+    first = search_result("S1", "The sky is blue.", "It is blue by day.")
+    second = search_result("S2", "Water is wet.", "Rain is water.")
+    messages = [
+        {"role": "user", "content": [first, {"type": "text", "text": "What is blue?"}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [second]}],
+        },
+    ]
+    reply = Reply.cited_text(
+        "Here: ",
+        CitedText("The sky is blue by day.", (Cite(0, 0, 2),)),
+        CitedText("Rain is wet.", (Cite(1, 1, 2), Cite(1, 0, 1, cited_text="Fire is wet."))),
+    )
+    with FakeProvider("anthropic", [reply], validate=True) as fake:
+        message = anthropic_client(fake).messages.create(
+            model="claude-test", max_tokens=256, messages=messages
+        )
+    assert fake.rejected == [] and message.stop_reason == "end_turn"
+    plain, sky, rain = message.content
+    assert plain.type == "text" and plain.text == "Here: " and not plain.citations
+    [cited] = sky.citations or []
+    assert cited.model_dump() == {
+        "type": "search_result_location",
+        "cited_text": "The sky is blue.It is blue by day.",
+        "search_result_index": 0,
+        "source": "S1",
+        "title": "Title of S1",
+        "start_block_index": 0,
+        "end_block_index": 2,
+    }
+    held, lied = rain.citations or []
+    assert (held.search_result_index, held.source, held.cited_text) == (1, "S2", "Rain is water.")
+    assert lied.cited_text == "Fire is wet." and lied.start_block_index == 0
+
+
+def test_a_cited_reply_needs_the_search_result_it_cites() -> None:
+    reply = Reply.cited_text(CitedText("The sky is blue.", (Cite(3),)))
+    with (
+        FakeProvider("anthropic", [reply]) as fake,
+        pytest.raises(anthropic.InternalServerError, match="no search result 3"),
+    ):
+        ask_anthropic(anthropic_client(fake))
 
 
 # several tool calls, object arguments

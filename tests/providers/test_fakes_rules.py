@@ -104,6 +104,28 @@ def responses_format(schema: Any, strict: bool = True) -> dict[str, Any]:
 
 
 THINKING = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+
+
+def result(*texts: str, cited: bool | None = True, **fields: Any) -> dict[str, Any]:
+    """A `search_result` block of `texts`, citations as `cited` says (None: not stated)."""
+    block: dict[str, Any] = {
+        "type": "search_result",
+        "source": "S1",
+        "title": "Erie Canal opens (1825-10-26)",
+        "content": [{"type": "text", "text": t} for t in texts],
+        **fields,
+    }
+    if cited is not None:
+        block["citations"] = {"enabled": cited}
+    return block
+
+
+def results(*blocks: dict[str, Any]) -> dict[str, Any]:
+    """A user message of search results (one inside a tool result, as a tool may return)."""
+    content = [{"type": "text", "text": "q"}, *blocks]
+    return {"messages": [{"role": "user", "content": content}]}
+
+
 # (rule, protocol, what the request adds to its protocol's base: broken, then mended)
 CASES: list[tuple[str, Protocol, dict[str, Any], dict[str, Any]]] = [
     ("strict_schema", "chat", chat_tool(OPEN_IN_DEFS), chat_tool(STRICT)),
@@ -226,6 +248,36 @@ CASES: list[tuple[str, Protocol, dict[str, Any], dict[str, Any]]] = [
         {**responses_tool(STRICT), "tool_choice": "required"},
     ),
     ("tool_choice_needs_tools", "anthropic", {"tool_choice": {"type": "any"}}, {}),
+    (
+        "search_result_shape",
+        "anthropic",
+        results(result("The canal opened.", "  ")),
+        results(result("The canal opened.", "It linked the Hudson to Lake Erie.")),
+    ),
+    (
+        "search_result_shape",
+        "anthropic",
+        results(result("The canal opened.", title=None)),
+        results(result("The canal opened.", title="")),
+    ),
+    (
+        "citations_all_or_none",
+        "anthropic",
+        results(result("The canal opened."), result("Towns grew.", cited=None)),
+        results(result("The canal opened.", cited=False), result("Towns grew.", cited=None)),
+    ),
+    (
+        "no_citations_with_output_format",
+        "anthropic",
+        {
+            **results(result("The canal opened.")),
+            "output_config": {"format": {"type": "json_schema", "schema": STRICT}},
+        },
+        {
+            **results(result("The canal opened.", cited=False)),
+            "output_config": {"format": {"type": "json_schema", "schema": STRICT}},
+        },
+    ),
 ]
 
 

@@ -21,6 +21,10 @@ from evidence_desk.types import Decision, Receipt
 QUESTION = "When was the Erie Canal opened?"
 
 
+# The output tool's own failures: an Anthropic answerer in `auto` mode cites instead.
+TOOL = "tool"
+
+
 def ask(make_desk: DeskFactory, protocol: Protocol, model: Model, **kw: object) -> Receipt:
     with FakeProvider(protocol, model) as fake:
         desk = make_desk(protocol, fake.base_url, **kw)
@@ -110,7 +114,7 @@ def test_malformed_json_is_sent_back_once_then_the_stage_fails(
 ) -> None:
     broken = Reply.raw_arguments('{"claims": [{"text": "The canal')
     model = Model(protocol, {"answer": [broken, broken]})
-    receipt = ask(make_desk, protocol, model)
+    receipt = ask(make_desk, protocol, model, model_output_mode=TOOL)
     assert_failed(receipt, "answer", "did not match the required format")
     assert model.calls("answer") == 2  # one try plus one corrective retry
     assert stage(receipt, "answer")["calls"] == 2

@@ -7,7 +7,8 @@ change to a prompt, a schema or a model setting shows up here as a diff.
 `snapshots/<variant>.json` does the same per server kind (`chat-vllm`, `chat-llamacpp`,
 `chat-ollama`, `chat-openai-compatible`), per output mode (`chat-native`, `chat-prompted`,
 `responses-native`, `anthropic-prompted`) and for one reasoning model per protocol
-(`*-reasoning`).
+(`*-reasoning`). An Anthropic answerer in `auto` mode cites: its request in `anthropic.json`
+and `anthropic-reasoning.json` carries search results and no tool.
 Regenerate with `UPDATE_SNAPSHOTS=1 pytest tests/providers/test_providers_snapshots.py`.
 """
 
@@ -27,6 +28,7 @@ from scripts import Model, system_text, tool_names, user_text
 from evidence_desk.agents.prompts import (
     ANSWERER_INSTRUCTIONS,
     AUDITOR_INSTRUCTIONS,
+    CITING_ANSWERER_INSTRUCTIONS,
     PLANNER_INSTRUCTIONS,
 )
 from evidence_desk.testing.fakeproviders import FakeProvider, Protocol
@@ -104,6 +106,9 @@ def test_each_request_offers_only_its_output_tool_and_states_the_rules(
     tools = {"plan": "submit_plan", "answer": "submit_answer", "audit": "submit_audit"}
     for role, tool in tools.items():
         body = seen[role]
+        if protocol == "anthropic" and role == "answer":
+            assert_cites_search_results(body)
+            continue
         assert tool_names(protocol, body) == [tool]  # no other tool exists to unlock
         assert body["temperature"] == 0
         limit = ("max_completion_tokens", "max_output_tokens", "max_tokens")
@@ -118,6 +123,27 @@ def test_each_request_offers_only_its_output_tool_and_states_the_rules(
             assert prompt.count("<sources>") == 1 and prompt.rstrip().endswith("</sources>")
             assert prompt.count("<source id=") == 1
             assert re.search(r'<source id="S1" title="Erie Canal opens" date="1825-10-26"', prompt)
+
+
+def assert_cites_search_results(body: dict[str, Any]) -> None:
+    """The Anthropic answerer in `auto` mode: no tool, its passages as search results with
+    citations enabled, one text block per sentence."""
+    assert "tools" not in body and "tool_choice" not in body
+    assert body["temperature"] == 0 and body["max_tokens"] == 2048
+    assert body.get("stream") in (None, False)
+    assert system_text("anthropic", body) == CITING_ANSWERER_INSTRUCTIONS
+    [message] = body["messages"]
+    first, *results, last = message["content"]
+    assert first["text"].startswith(f"<question>\n{QUESTION}\n</question>")
+    assert first["text"].endswith("</plan>\n<sources>") and last["text"] == "</sources>"
+    assert [(r["type"], r["source"], r["title"], r["citations"]) for r in results] == [
+        ("search_result", "S1", "Erie Canal opens (1825-10-26)", {"enabled": True})
+    ]
+    [canal] = results
+    assert [b["text"] for b in canal["content"]][:2] == [
+        "The Erie Canal was opened on October 26, 1825, linking the Hudson River to Lake Erie.",
+        "Governor DeWitt Clinton rode the first boat from Buffalo to New York City.",
+    ]
 
 
 def test_snapshots_hold_no_secret() -> None:

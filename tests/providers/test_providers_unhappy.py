@@ -30,6 +30,10 @@ REASONING_ENGINE = {
 }
 
 
+# The output tool's own wire: an Anthropic answerer in `auto` mode cites instead.
+TOOL = "tool"
+
+
 def ask(make_desk: DeskFactory, protocol: Protocol, script: Model, **kw: Any) -> Receipt:
     with FakeProvider(protocol, script) as fake:
         desk = make_desk(protocol, fake.base_url, **kw)
@@ -143,7 +147,8 @@ def test_a_reasoning_model_is_asked_for_low_effort_without_temperature(
     make_desk: DeskFactory, protocol: Protocol
 ) -> None:
     model = Model(protocol)
-    receipt = ask(make_desk, protocol, model, model=REASONING_ENGINE[protocol])
+    engine = REASONING_ENGINE[protocol]
+    receipt = ask(make_desk, protocol, model, model=engine, model_output_mode=TOOL)
     assert receipt.decision == Decision.AUTO_CLEARED
     body = request_of(model, "answer")
     assert "temperature" not in body
@@ -185,7 +190,7 @@ def test_an_output_tool_called_twice_in_one_turn_is_answered_by_the_first_call(
         return Reply.several(Reply.output(faithful_answer(p)), Reply.output(HOSTILE))
 
     model = Model(protocol, {"answer": twice})
-    receipt = ask(make_desk, protocol, model)
+    receipt = ask(make_desk, protocol, model, model_output_mode=TOOL)
     assert receipt.decision == Decision.AUTO_CLEARED, receipt.reason
     assert "October 26, 1825" in receipt.published_answer
     assert "Britain" not in receipt.published_answer + receipt.draft
@@ -202,7 +207,7 @@ def test_a_call_to_a_tool_not_offered_beside_the_output_tool_is_ignored(
         return Reply.several(search, Reply.output(faithful_answer(p)))
 
     model = Model(protocol, {"answer": searching})
-    receipt = ask(make_desk, protocol, model)
+    receipt = ask(make_desk, protocol, model, model_output_mode=TOOL)
     assert receipt.decision == Decision.AUTO_CLEARED, receipt.reason
     assert model.calls("answer") == 1
     assert answer_stage(receipt)["calls"] == 1

@@ -361,7 +361,7 @@ class ModelCaller(Generic[OutT]):
         self,
         role: str,
         engine: str,
-        agent: Agent[None, OutT],
+        agent: Agent[None, OutT] | None,
         output: type[OutT],
         policy: CallPolicy,
         prices: PriceTable,
@@ -369,7 +369,8 @@ class ModelCaller(Generic[OutT]):
         sleep: Callable[[float], None] = time.sleep,
         overhead: str = "",
     ) -> None:
-        """`output`: the agent's output type (a ledger keeps replies as its JSON).
+        """`agent`: what each try runs (None for a caller that overrides `send`).
+        `output`: the agent's output type (a ledger keeps replies as its JSON).
         `overhead`: the text every request sends besides the prompt (instructions, the
         output tool's schema), counted in each reservation."""
         self.role = role
@@ -491,13 +492,7 @@ class ModelCaller(Generic[OutT]):
                 )
             run = RunUsage()
             try:
-                result = self.agent.run_sync(
-                    prompt,
-                    usage=run,
-                    usage_limits=limits,
-                    capabilities=[_STOP_EARLY],
-                    **run_kwargs,
-                )
+                output = self.send(prompt, run, limits, run_kwargs)
             except UsageLimitExceeded:
                 self._charge(budget, max(run.requests, 1), run, key)
                 total += run
@@ -558,7 +553,24 @@ class ModelCaller(Generic[OutT]):
                     total,
                     failed,
                 ) from exc
-            self._charge(budget, run.requests, run, key, result.output)
+            self._charge(budget, run.requests, run, key, output)
             total += run
-            return result.output, self._usage(total, failed)
+            return output, self._usage(total, failed)
         raise self._fail(_budget_reason(budget), total, failed, kind="budget")
+
+    def send(
+        self, prompt: str, run: RunUsage, limits: UsageLimits | None, run_kwargs: dict[str, Any]
+    ) -> OutT:
+        """One try: the agent's output for `prompt`, its usage added to `run`.
+
+        A caller that sends its request another way (`citations.CitingCaller`) overrides
+        this and raises what Pydantic AI would: `ModelAPIError` for an error response, and
+        `RepliedCutOff` or `RepliedFiltered` for a reply ended early (its tokens in `run`,
+        its request not: the loop counts that one)."""
+        if self.agent is None:  # a caller without an agent overrides `send`
+            raise NotImplementedError(f"{type(self).__name__} sends its own requests")
+        result = self.agent.run_sync(
+            prompt, usage=run, usage_limits=limits, capabilities=[_STOP_EARLY], **run_kwargs
+        )
+        output: OutT = result.output
+        return output

@@ -12,7 +12,10 @@ things stricter:
   periods the question states are read by code too (`anchor_plan`), so a planner cannot
   loosen the coverage check.
 * A draft is rendered from claims with the citations the model gave; a citation to a source
-  that does not exist is kept as written, so the checks in `trust/` see it and hold.
+  that does not exist is kept as written, so the checks in `trust/` see it and hold. The
+  words a claim says it rests on (`rests_on`) travel with the draft as its sentence's
+  spans (`Draft.rests`), each with the first source the sentence cites whose passages hold
+  it verbatim; a span none holds is dropped (`cited_spans`, the auditor's rule too).
 * An audit gives every claim exactly one verdict: a claim the model skipped is
   `unsupported`; several verdicts for one claim keep the strictest. Evidence may name a
   passage (`doc#3`) or a source (`S1`, the form answers cite in); a source stands for its
@@ -40,7 +43,17 @@ from pydantic.config import JsonDict
 
 from ..textutil import content_terms
 from ..trust.claims import split_claims, strip_markers
-from ..types import CitedSpan, ClaimAudit, Draft, Plan, Source, SubQuestion, TimeWindow, Verdict
+from ..types import (
+    CitedSpan,
+    ClaimAudit,
+    Draft,
+    Plan,
+    SentenceRest,
+    Source,
+    SubQuestion,
+    TimeWindow,
+    Verdict,
+)
 from .base import ClaimToAudit
 from .offline.claimtext import QUOTE
 
@@ -212,6 +225,11 @@ class ClaimOut(_Out):
         description="Every quote in `text`, without its quote marks, exactly as in `text`; "
         "empty when it has none.",
     )
+    rests_on: list[str] = Field(
+        default_factory=list,
+        description="The words of the cited passages this sentence rests on, each copied "
+        "character for character (a sentence or a phrase).",
+    )
 
     @model_validator(mode="after")
     def _quotes_in_text(self) -> ClaimOut:
@@ -274,14 +292,33 @@ def answer_output(draft: Draft) -> AnswerOut:
     return AnswerOut(claims=[ClaimOut(text=c.text, citations=list(c.citations)) for c in claims])
 
 
-def to_draft(out: AnswerOut) -> Draft:
-    """The draft the checks read: one paragraph per claim, in order.
+def to_draft(out: AnswerOut, sources: Sequence[Source] = ()) -> Draft:
+    """The draft the checks read: one paragraph per claim, in order, with the words each
+    sentence rests on (`draft_of`); `sources` are the ones the answerer was given."""
+    return draft_of(out.claims, sources)
+
+
+def draft_of(claims: Sequence[ClaimOut], sources: Sequence[Source] = ()) -> Draft:
+    """One paragraph per claim, in order, and each sentence's spans (`Draft.rests`).
 
     A blank line always ends a sentence, so a claim that starts in lower case never merges
     with the one before it; a claim written as two sentences still splits into two, and
-    the second, without a citation, fails its checks.
+    the second, without a citation, fails its checks. A claim's `rests_on` goes with each
+    sentence it renders to, mapped onto the sources that sentence cites (`cited_spans`).
     """
-    return Draft(text="\n\n".join(s for s in (claim_sentence(c) for c in out.claims) if s))
+    by_id = {s.id: s for s in sources}
+    paragraphs: list[str] = []
+    rests: list[SentenceRest] = []
+    for claim in claims:
+        paragraph = claim_sentence(claim)
+        if not paragraph:
+            continue
+        paragraphs.append(paragraph)
+        for sentence in split_claims(paragraph) if claim.rests_on else ():
+            spans = cited_spans(claim.rests_on, sentence.citations, by_id)
+            if spans:
+                rests.append(SentenceRest(text=sentence.text, spans=spans))
+    return Draft(text="\n\n".join(paragraphs), rests=tuple(rests))
 
 
 # --------------------------------------------------------------------------- audit
@@ -339,26 +376,23 @@ def to_audits(
             rationale = (
                 f"The auditor said {v.verdict} without naming a passage or source the claim cites."
             )
-        spans = _spans(v.rests_on, claim, by_id) if verdict == Verdict.SUPPORTED else ()
+        supported = verdict == Verdict.SUPPORTED
+        spans = cited_spans(v.rests_on, claim.citations, by_id) if supported else ()
         audits.append(
             ClaimAudit(verdict=verdict, evidence=evidence, rationale=rationale, spans=spans)
         )
     return audits
 
 
-def _spans(
-    texts: Sequence[str], claim: ClaimToAudit, by_id: Mapping[str, Source]
+def cited_spans(
+    texts: Sequence[str], citations: Sequence[str], by_id: Mapping[str, Source]
 ) -> tuple[CitedSpan, ...]:
-    """Each named span with the first source the claim cites whose passages hold it (the
-    paraphrase tier checks it again); a span none holds is left out."""
+    """Each named span (at most 16) with the first of `citations` whose passages hold it
+    verbatim (the paraphrase tier checks it again); a span none holds is left out."""
     out: list[CitedSpan] = []
     for text in (t.strip() for t in texts[:16]):
         sid = next(
-            (
-                c
-                for c in claim.citations
-                if c in by_id and any(text in p.text for p in by_id[c].passages)
-            ),
+            (c for c in citations if c in by_id and any(text in p.text for p in by_id[c].passages)),
             None,
         )
         if text and sid is not None:

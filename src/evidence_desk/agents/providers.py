@@ -29,6 +29,13 @@ the self-hosted kinds), else from the SDK's own setting (`OPENAI_BASE_URL`,
 * `prompted`: the schema in the instructions and the reply as JSON text, which any chat
   server accepts (`openai-compatible`, whose server is not known).
 
+**Citations.** An `anthropic:` answerer in `auto` mode cites instead
+(`EngineSpec.cites`, `citations.py`): its passages go as the Messages API's search results,
+its reply is plain text whose citations name the words each sentence rests on. Pydantic AI
+sends no search results, so that request goes through the SDK's own client
+(`anthropic_client`, the same key and base URL). Any explicit output mode keeps the output
+tool.
+
 Self-hosted kinds send the output cap as `max_tokens`: Ollama and llama.cpp ignore
 `max_completion_tokens`, and every OpenAI-compatible server reads `max_tokens`.
 
@@ -50,6 +57,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 from ..errors import DeskError
 
 if TYPE_CHECKING:
+    from anthropic import Anthropic
     from pydantic_ai.models import Model
     from pydantic_ai.models.openai import OpenAIChatModel
 
@@ -74,20 +82,22 @@ OUTPUT_MODES: tuple[OutputMode, ...] = ("tool", "native", "prompted")
 
 @dataclass(frozen=True)
 class ServerKind:
-    """What a kind of server honours: its output mode, where it listens by default, and
-    whether a forced tool choice must name the tool."""
+    """What a kind of server honours: its output mode, where it listens by default,
+    whether a forced tool choice must name the tool, and whether its answerer cites
+    (`EngineSpec.cites`)."""
 
     mode: OutputMode
     self_hosted: bool = False
     default_url: str = ""
     named_tool_choice: bool = False
+    citations: bool = False
 
 
 SERVERS: dict[Provider, ServerKind] = {
     "offline": ServerKind("tool"),
     "openai": ServerKind("tool"),
     "openai-responses": ServerKind("tool"),
-    "anthropic": ServerKind("tool"),
+    "anthropic": ServerKind("tool", citations=True),
     "ollama": ServerKind("native", True, OLLAMA_URL),
     "vllm": ServerKind("tool", True, "http://127.0.0.1:8000/v1"),
     "llamacpp": ServerKind("tool", True, "http://127.0.0.1:8080/v1", named_tool_choice=True),
@@ -125,6 +135,8 @@ class EngineSpec:
     model: str = ""
     base_url: str | None = None
     output_mode: OutputMode = "tool"
+    # The answerer cites (`citations.py`): a kind whose server can, its mode left to `auto`.
+    cites: bool = False
 
     @property
     def server(self) -> ServerKind:
@@ -189,7 +201,8 @@ def parse_engine(
             "e.g. 'openai-compatible:llama3.1@http://127.0.0.1:8000/v1'."
         )
     mode = server.mode if output_mode == "auto" else _mode(output_mode)
-    return EngineSpec(provider, model, url or None, mode)
+    cites = server.citations and output_mode == "auto"
+    return EngineSpec(provider, model, url or None, mode, cites)
 
 
 def _mode(name: str) -> OutputMode:
@@ -247,6 +260,21 @@ def build_model(spec: EngineSpec, key: str | None) -> Model:
             spec.model, provider=provider, settings=OpenAIResponsesModelSettings(openai_store=False)
         )
     return OpenAIChatModel(spec.model, provider=provider)
+
+
+def anthropic_client(spec: EngineSpec, key: str | None) -> Anthropic:
+    """The Anthropic SDK's own client, for the request Pydantic AI cannot send (the citing
+    answerer's search results, `citations.py`): the key and base URL `build_model` gives the
+    engine's provider (without one in the name, the SDK reads `ANTHROPIC_BASE_URL`, as the
+    provider's client does), the SDK's own retries off (`calls.py` retries); each request
+    carries its timeout."""
+    try:
+        from anthropic import Anthropic
+    except ImportError as exc:
+        raise ProviderSetupError(
+            f"The provider '{spec.provider}' needs the provider SDKs: {INSTALL_HINT}"
+        ) from exc
+    return Anthropic(api_key=key, base_url=spec.base_url, max_retries=0)
 
 
 def _self_hosted(spec: EngineSpec, key: str) -> Model:

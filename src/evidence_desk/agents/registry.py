@@ -1,9 +1,11 @@
 """Settings → the three agent roles, each on the engine its setting names.
 
-Every role is the same Pydantic AI agent code (`roles.py`); this module only picks the model
-behind it: the offline engine's `FunctionModel` (one per embedder, shared by the roles) or a
-provider's model (`providers.py`). A name this build cannot serve, a missing key or a missing
-SDK fails here, before any work, with one sentence that says what to do.
+Every role is the same Pydantic AI agent code (`roles.py`), but for the answerer of an
+`anthropic:` engine in `auto` output mode, which cites (`citations.py`); this module only
+picks the model behind it: the offline engine's `FunctionModel` (one per embedder, shared
+by the roles) or a provider's model (`providers.py`). A name this build cannot serve, a
+missing key or a missing SDK fails here, before any work, with one sentence that says what
+to do.
 
 The offline answerer and auditor share one in-memory embedding cache, so a sentence the
 answerer embedded is free for the auditor. The offline answerer takes its one setting,
@@ -22,6 +24,7 @@ from pydantic_ai.models import Model
 from ..retrieval.embedder import Embedder
 from ..settings import Settings
 from .calls import CallPolicy
+from .citations import CitingAnswerer
 from .offline.answerer import RELATIVE_DATE_REACH_DAYS
 from .offline.embedcache import CachedEmbedder
 from .offline.model import OfflineEngine
@@ -31,6 +34,7 @@ from .providers import (
     EngineSpec,
     ProviderSetupError,
     UnknownEngineError,
+    anthropic_client,
     api_key,
     build_model,
     parse_engine,
@@ -59,7 +63,7 @@ __all__ = [
 @dataclass(frozen=True)
 class Agents:
     planner: AgentPlanner
-    answerer: AgentAnswerer
+    answerer: AgentAnswerer | CitingAnswerer
     auditor: AgentAuditor
 
 
@@ -133,13 +137,20 @@ def resolve(settings: Settings, embedder: Embedder) -> Agents:
         spec = specs[role]
         return {"mode": spec.output_mode, "named_tool_choice": spec.server.named_tool_choice}
 
+    answering = specs["answerer"]
+    answerer: AgentAnswerer | CitingAnswerer
+    if answering.cites:
+        client = anthropic_client(answering, api_key(answering, key))
+        answerer = CitingAnswerer(answering.id, client, models["answerer"], policy, prices)
+    else:
+        answerer = AgentAnswerer(
+            answering.id, models["answerer"], policy, prices, **how("answerer")
+        )
     return Agents(
         planner=AgentPlanner(
             specs["planner"].id, models["planner"], policy, prices, **how("planner")
         ),
-        answerer=AgentAnswerer(
-            specs["answerer"].id, models["answerer"], policy, prices, **how("answerer")
-        ),
+        answerer=answerer,
         auditor=AgentAuditor(
             specs["auditor"].id, models["auditor"], policy, prices, **how("auditor")
         ),

@@ -190,7 +190,8 @@ class AgentPlanner(_Role[PlanOut]):
 
 
 class AgentAnswerer(_Role[AnswerOut]):
-    """The answerer role: claims with citations and quotes, rendered as a draft."""
+    """The answerer role: claims with citations, quotes and the words they rest on, rendered
+    as a draft (`outputs.to_draft`)."""
 
     role = "answerer"
     tool = "submit_answer"
@@ -203,7 +204,7 @@ class AgentAnswerer(_Role[AnswerOut]):
         prompt = prompts.answer_prompt(question, plan, sources)
         with structured_request(AnswerRequest(question, plan, sources)):
             out, usage = self._call.call(prompt, budget)
-        return Advice(to_draft(out), usage)
+        return Advice(to_draft(out, sources), usage)
 
 
 class AgentAuditor(_Role[AuditOut]):

@@ -58,6 +58,7 @@ from ..types import (
     Usage,
 )
 from .gaps import EXTRA_PASSAGES, gap_queries, plan_sides
+from .numbering import in_reading_order
 from .selection import SelectionBounds, kept_hits, select_sources
 from .state import CheckedRecord, RunState
 from .web import WebParts, discover_stage, read_stage
@@ -404,7 +405,10 @@ def answer_stage(state: RunState, deps: Deps) -> Step:
         )
     except AgentFailure as failure:
         return _failed("answer", failure, {"draft": ""})
-    return Step({"draft": advice.value.text}, "verify", advice.usage)
+    # The sources are renumbered in reading order: the answer cites S1 first, then S2.
+    draft, sources = in_reading_order(advice.value, _sources(state))
+    updates = {"draft": draft.text, "draft_rests": draft.rests, "sources": sources}
+    return Step(updates, "verify", advice.usage)
 
 
 def verify_stage(state: RunState, deps: Deps) -> Step:
@@ -432,19 +436,29 @@ def audit_stage(state: RunState, deps: Deps) -> Step:
     return Step({"audits": audited.audits}, "gate", audited.usage)
 
 
+def auditor_engine(state: RunState, deps: Deps) -> str:
+    """The engine that gave the run's verdicts: the one its audit stage recorded, else the
+    run's auditor (a resumed run's settings may name another since)."""
+    record = next((s for s in reversed(state.stages) if s.name == "audit"), None)
+    return record.engine if record is not None and record.engine else deps.auditor.engine_id
+
+
 def gate_stage(state: RunState, deps: Deps) -> Step:
-    """Judgment step 3 (`judgment.decide`) on what the stages before it committed."""
+    """Judgment step 3 (`judgment.decide`) on what the stages before it committed, with the
+    answerer's spans lent where a model auditor supported a claim and named none."""
     checked = checked_claims(state) if state.audits is not None else []
     failure = state.failure.reason if state.failure is not None else None
     policy = deps.config.policy
     sources = _sources(state)
-    # The paraphrase tier re-checks against the run's texts only when an auditor named spans.
-    rests = policy.grounding == "paraphrase" and any(resting_spans(state.audits or ()))
+    audits = judgment.lend_rests(
+        checked, state.audits or (), state.draft_rests, auditor_engine(state, deps)
+    )
+    # The paraphrase tier re-checks against the run's texts only when there are spans.
+    rests = policy.grounding == "paraphrase" and any(resting_spans(audits))
     texts = deps.source_texts(sources) if rests and checked else None
     claims, outcome = judgment.decide(
-        checked, list(state.audits or ()), state.coverage, policy, failure,
-        sources=sources, texts=texts,
-    )  # fmt: skip
+        checked, audits, state.coverage, policy, failure, sources=sources, texts=texts
+    )
     return Step({"claims": tuple(claims), "outcome": outcome}, "publish")
 
 

@@ -34,6 +34,7 @@ from ..types import (
     Plan,
     Quote,
     Search,
+    SentenceRest,
     Source,
     StageFailure,
     StageRecord,
@@ -74,7 +75,7 @@ STAGE_OUTPUTS: dict[str, tuple[str, ...]] = {
     "read": ("web", "web_sources", "web_hits"),
     "select": ("sources",),
     "coverage": ("coverage", "sources"),
-    "answer": ("draft", "failure"),
+    "answer": ("draft", "draft_rests", "sources", "failure"),
     "verify": ("checked",),
     "audit": ("audits", "failure"),
     "gate": ("claims", "outcome"),
@@ -144,6 +145,11 @@ class RunState(Frozen):
     sources: tuple[Source, ...] | None = None
     coverage: Coverage | None = None
     draft: str | None = None
+    draft_rests: tuple[SentenceRest, ...] = Field(
+        (),
+        description="The answer stage's spans per sentence of the draft (`Draft.rests`); "
+        "empty in runs stored before the answerer named them.",
+    )
     checked: tuple[CheckedRecord, ...] | None = None
     audits: tuple[ClaimAudit, ...] | None = None
     claims: tuple[Claim, ...] | None = None

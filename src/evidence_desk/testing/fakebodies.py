@@ -57,11 +57,33 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Cite:
+    """A citation of a scripted reply: text blocks `start` to `end` (exclusive) of the
+    request's search result number `result` (its `search_result_index`, from 0). The
+    server says what they hold unless `cited_text` or `source` says otherwise."""
+
+    result: int
+    start: int = 0
+    end: int = 1
+    cited_text: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class CitedText:
+    """A text block of a scripted Anthropic reply and what it cites."""
+
+    text: str
+    cites: tuple[Cite, ...] = ()
+
+
+@dataclass(frozen=True)
 class Turn:
     text: str | None = None
     calls: tuple[Call, ...] = ()
     stop: Stop = "complete"
     reasoning: str = ""
+    blocks: tuple[dict[str, Any], ...] = ()  # Anthropic text blocks with their citations
 
 
 @dataclass(frozen=True)
@@ -255,6 +277,7 @@ def anthropic_body(
         )
     if not turn.calls and turn.text:
         blocks.append({"type": "text", "text": turn.text})
+    blocks.extend(turn.blocks)
     stop = {"complete": "tool_use" if turn.calls else "end_turn"}.get(turn.stop)
     stop = stop or {"cut_off": "max_tokens", "refused": "refusal"}[turn.stop]
     counts: dict[str, Any] = {

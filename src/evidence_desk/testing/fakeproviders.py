@@ -76,7 +76,20 @@ starts with the rule's name; it is recorded in `rejected` and uses no scripted r
 * `tool_choice_names_an_offered_tool`: a `tool_choice` naming a tool the request does not
   offer;
 * `tool_choice_needs_tools`: a forced `tool_choice` (`"required"`, Anthropic `any`, or a
-  named tool) in a request that offers no tools.
+  named tool) in a request that offers no tools;
+* `search_result_shape`: an Anthropic `search_result` block without a string `source` and
+  `title`, or whose `content` is not a non-empty list of non-empty text blocks;
+* `citations_all_or_none`: search results of one request with citations enabled on some
+  and not on others;
+* `no_citations_with_output_format`: cited search results with an `output_config.format`.
+
+Citations (Anthropic): `Reply.cited_text(...)` answers with text blocks (`CitedText`), each
+citing text blocks of the request's `search_result` blocks as the Messages API does: a
+`search_result_location` with the result's `search_result_index` (counted across the
+request's messages and tool results), its `source` and `title`, `start_block_index` and
+`end_block_index` (exclusive), and `cited_text`, the text of those blocks concatenated; a
+`Cite` (`fakebodies.py`) may override `cited_text` or `source`, to script a server that
+cites what the result does not hold.
 """
 
 from __future__ import annotations
@@ -94,6 +107,7 @@ from typing import Any, Literal
 
 from .fakebodies import (
     Call,
+    CitedText,
     RateLimit,
     ScriptError,
     Stop,
@@ -110,10 +124,11 @@ from .fakebodies import (
 from .fakerules import (
     Protocol,
     broken_rule,
+    search_results,
     tool_names,
 )
 
-_ReplyKind = Literal["tool", "text", "raw", "several", "error", "hang"]
+_ReplyKind = Literal["tool", "text", "raw", "several", "error", "hang", "cited"]
 # The errors whose wire shape differs by protocol (status, type, code, message, headers).
 _Problem = Literal["quota", "context", "unknown_model", "rate_limit"]
 
@@ -192,6 +207,14 @@ class Reply:
     problem: _Problem | None = None
     context: tuple[int, int] = (0, 0)  # a context overflow's (prompt tokens, window)
     rate: RateLimit | None = None
+    cited: tuple[CitedText, ...] = ()
+
+    @staticmethod
+    def cited_text(*blocks: CitedText | str, usage: tuple[int, int] | None = None) -> Reply:
+        """Answer (Anthropic) with these text blocks, in order, each with its citations of
+        the request's search results (a plain string: a block that cites nothing)."""
+        texts = tuple(b if isinstance(b, CitedText) else CitedText(b) for b in blocks)
+        return Reply("cited", cited=texts, usage=usage)
 
     @staticmethod
     def output(
@@ -532,6 +555,11 @@ class FakeProvider:
         if reply.stop == "filtered" and self.protocol == "anthropic":
             raise ScriptError("Anthropic has no content-filter stop; use Reply.refusal")
         extra: dict[str, Any] = {"stop": reply.stop, "reasoning": reply.reasoning}
+        if reply.kind == "cited":
+            if self.protocol != "anthropic":
+                raise ScriptError("cited text blocks are an Anthropic reply")
+            blocks = tuple(_cited_block(b, search_results(body)) for b in reply.cited)
+            return Turn(blocks=blocks, **extra), "".join(b.text for b in reply.cited)
         if reply.kind == "several":
             calls = tuple(self._call(part, body) for part in reply.parts)
             return Turn(calls=calls, **extra), "".join(c.arguments for c in calls)
@@ -662,6 +690,36 @@ class FakeProvider:
     def new_id(self, prefix: str) -> str:
         """A unique id in the provider's style, e.g. `chatcmpl-000001`."""
         return f"{prefix}{next(self._ids):06d}"
+
+
+def _cited_block(block: CitedText, results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One text block of the reply with its `search_result_location` citations."""
+    out: dict[str, Any] = {"type": "text", "text": block.text}
+    if not block.cites:
+        return out
+    citations = []
+    for cite in block.cites:
+        result = results[cite.result] if 0 <= cite.result < len(results) else None
+        if result is None and (cite.cited_text is None or cite.source is None):
+            raise ScriptError(f"the request holds no search result {cite.result}")
+        held = [b.get("text", "") for b in (result or {}).get("content", [])]
+        if not 0 <= cite.start < cite.end <= max(len(held), cite.end if result is None else 0):
+            raise ScriptError(f"blocks {cite.start}..{cite.end} are not in the search result")
+        citations.append(
+            {
+                "type": "search_result_location",
+                "cited_text": "".join(held[cite.start : cite.end])
+                if cite.cited_text is None
+                else cite.cited_text,
+                "search_result_index": cite.result,
+                "source": (result or {}).get("source", "") if cite.source is None else cite.source,
+                "title": (result or {}).get("title"),
+                "start_block_index": cite.start,
+                "end_block_index": cite.end,
+            }
+        )
+    out["citations"] = citations
+    return out
 
 
 class _Server(ThreadingHTTPServer):

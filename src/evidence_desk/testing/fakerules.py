@@ -223,6 +223,64 @@ def _check_forced_without_tools(protocol: Protocol, body: dict[str, Any]) -> str
     return None
 
 
+def search_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The request's `search_result` blocks in the order Anthropic counts them for a
+    citation's `search_result_index`: across messages, top-level and in tool results."""
+    found: list[dict[str, Any]] = []
+
+    def walk(content: Any) -> None:
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "search_result":
+                found.append(block)
+            elif block.get("type") == "tool_result":
+                walk(block.get("content"))
+
+    for message in body.get("messages") or []:
+        if isinstance(message, dict):
+            walk(message.get("content"))
+    return found
+
+
+def _check_search_results(protocol: Protocol, body: dict[str, Any]) -> str | None:
+    for i, result in enumerate(search_results(body)):
+        where = f"search_result {i}"
+        for name in ("source", "title"):
+            if not isinstance(result.get(name), str):
+                return f"{where}: {name}: Field required"
+        content = result.get("content")
+        if not isinstance(content, list) or not content:
+            return f"{where}: content: must hold at least one text block"
+        for block in content:
+            text = dig(block, "text")
+            if dig(block, "type") != "text" or not isinstance(text, str) or not text.strip():
+                return f"{where}: content: text content blocks must be non-empty"
+        enabled = dig(result, "citations", "enabled")
+        if enabled not in (None, True, False):
+            return f"{where}: citations.enabled: Input should be a valid boolean"
+    return None
+
+
+def _cites(body: dict[str, Any]) -> set[bool]:
+    return {dig(r, "citations", "enabled") is True for r in search_results(body)}
+
+
+def _check_citations_all_or_none(protocol: Protocol, body: dict[str, Any]) -> str | None:
+    if len(_cites(body)) > 1:
+        return (
+            "Mixed citation settings are not allowed: citations must be enabled for all "
+            "search results or for none."
+        )
+    return None
+
+
+def _check_citations_with_output_format(protocol: Protocol, body: dict[str, Any]) -> str | None:
+    if True in _cites(body) and dig(body, "output_config", "format") is not None:
+        return "Citations are not supported together with a structured output format."
+    return None
+
+
 _ALL: tuple[Protocol, ...] = ("chat", "responses", "anthropic")
 RULES: tuple[Rule, ...] = (
     Rule("strict_schema", _ALL, _check_strict_schema, "invalid_function_parameters"),
@@ -238,6 +296,9 @@ RULES: tuple[Rule, ...] = (
     Rule("temperature_1_when_thinking", ("anthropic",), _check_temperature_with_thinking),
     Rule("tool_choice_names_an_offered_tool", _ALL, _check_named_tool, "invalid_value"),
     Rule("tool_choice_needs_tools", _ALL, _check_forced_without_tools, "invalid_value"),
+    Rule("search_result_shape", ("anthropic",), _check_search_results),
+    Rule("citations_all_or_none", ("anthropic",), _check_citations_all_or_none),
+    Rule("no_citations_with_output_format", ("anthropic",), _check_citations_with_output_format),
 )
 """What a validating `FakeProvider` rejects, checked in this order (the first broken one is
 the one reported)."""

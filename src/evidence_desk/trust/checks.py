@@ -46,6 +46,7 @@ from .markup import markup
 from .numbers import date_figures, unmatched_figures
 from .paraphrase import Rest, rest
 from .screen import model_directed
+from .surnames import Speakers, ambiguous_surname
 from .text import StoredText
 from .units import Metadata, read_units
 
@@ -246,9 +247,16 @@ def check_claims(
     texts = {sid: source.stored.text for sid, source in sources.items()}
     dates = {sid: source.date for sid, source in sources.items()}
     lean = leans(claims, [finding for _, _, finding in done], texts, dates)
+    speakers = {sid: Speakers(source.names, source.date) for sid, source in sources.items()}
     out: list[CheckedClaim] = []
-    for claim, (checks, quotes, _), needs in zip(claims, done, lean, strict=True):
-        grounding = checks.grounding + ((needs.problem,) if needs.problem else ())
+    for claim, (checks, quotes, finding), needs in zip(claims, done, lean, strict=True):
+        named = (
+            ambiguous_surname(claim.text, claim.quote_spans, finding.source_id, speakers)
+            if finding.source_id is not None
+            else None
+        )
+        problems = tuple(p for p in (needs.problem, named) if p)
+        grounding = checks.grounding + problems
         update = {"grounding": grounding, "leans_on": needs.on}
         out.append(CheckedClaim(claim, checks.model_copy(update=update), quotes))
     return out

@@ -107,6 +107,7 @@ def judge(checked: Sequence[CheckedClaim], audits: Sequence[ClaimAudit]) -> list
             evidence=a.evidence,
             spans=a.spans,
             audited_by=a.by,
+            spans_by=a.spans_by,
         )
         for c, a in zip(checked, audits, strict=True)
     ]

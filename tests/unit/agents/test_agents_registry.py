@@ -8,6 +8,7 @@ from agents_helpers import BagOfWordsEmbedder, source_from_text
 from pydantic_ai.models.function import FunctionModel
 
 from evidence_desk.agents.base import RunBudget
+from evidence_desk.agents.citations import CitingAnswerer
 from evidence_desk.agents.offline import (
     CachedEmbedder,
     OfflineAnswerer,
@@ -22,6 +23,7 @@ from evidence_desk.agents.registry import (
     role_specs,
     shared_cache,
 )
+from evidence_desk.agents.roles import AgentAnswerer, AgentAuditor, AgentPlanner
 from evidence_desk.settings import Settings
 from evidence_desk.types import Plan, SubQuestion, TimeWindow
 
@@ -105,6 +107,26 @@ def test_keys_reach_the_sdk_client_and_never_the_engine_id(
         agents.answerer._call.metered
         and not resolve(Settings(), BagOfWordsEmbedder()).answerer._call.metered
     )
+
+
+def test_an_anthropic_answerer_cites_unless_an_output_mode_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-secret")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    agents = resolve(Settings(model="anthropic:claude-haiku-4-5"), BagOfWordsEmbedder())
+    assert isinstance(agents.answerer, CitingAnswerer)
+    assert agents.answerer.engine_id == "anthropic:claude-haiku-4-5"
+    client = agents.answerer._call.client
+    assert client.api_key == "sk-ant-test-secret" and client.max_retries == 0
+    assert str(client.base_url).startswith("http://127.0.0.1:9")
+    assert isinstance(agents.planner, AgentPlanner) and isinstance(agents.auditor, AgentAuditor)
+    for mode in ("tool", "native", "prompted"):
+        settings = Settings(model="anthropic:claude-haiku-4-5", model_output_mode=mode)
+        assert not role_specs(settings)["answerer"].cites
+    tool = Settings(model="anthropic:claude-haiku-4-5", model_output_mode="tool")
+    assert isinstance(resolve(tool, BagOfWordsEmbedder()).answerer, AgentAnswerer)
+    assert not role_specs(Settings(model="openai:gpt-4.1-mini"))["answerer"].cites
 
 
 def test_answerer_and_auditor_share_one_cache_per_embedder() -> None:

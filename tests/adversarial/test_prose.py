@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from .cases import Case
-from .conftest import OFFLINE, Archive, Results
+from .conftest import OFFLINE, Archive, Results, untraced
 from .corpus import DIGITALGOV, DIGITALGOV_PARTS, SOTU
 from .faithful_prose import PROSE, generate
 from .judge import OracleAuditor, run
@@ -41,10 +41,11 @@ MAX_HELD = {
 def prose(adversarial_archive: Archive) -> Results:
     desk = adversarial_archive.desk
     cases: list[Case] = generate(adversarial_archive.pools)
-    outcomes = {
-        name: run(cases, desk.store, auditor, desk.policy, desk.settings)
-        for name, auditor in ((ORACLE, OracleAuditor(cases)), (OFFLINE, desk.agents.auditor))
-    }
+    with untraced():
+        outcomes = {
+            name: run(cases, desk.store, auditor, desk.policy, desk.settings)
+            for name, auditor in ((ORACLE, OracleAuditor(cases)), (OFFLINE, desk.agents.auditor))
+        }
     return Results(cases, outcomes)
 
 

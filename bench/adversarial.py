@@ -149,10 +149,11 @@ def measure_with(
         cases = generate_cases(pools, scale=0.34 if quick else 1.0)
         outcomes: dict[str, list[Outcome]] = {}
         seconds = {"ingest": built[0]}
+        reads = desk.question_reader()
         for name, auditor, outside in auditors(desk, cases):
             with stopwatch() as took:
                 outcomes[name] = run(
-                    cases, desk.store, auditor, desk.policy, desk.settings, outside
+                    cases, desk.store, auditor, desk.policy, desk.settings, outside, reads
                 )
             seconds[name] = took[0]
         desk.store.close()

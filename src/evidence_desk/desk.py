@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .agents import probe
 from .agents.doctor import DoctorReport, diagnose
+from .agents.offline.planner import OfflinePlanner
 from .agents.probe import EngineProbe as EngineProbe
 from .agents.probe import ProbePlan
 from .agents.registry import ROLES, Agents
@@ -32,7 +33,7 @@ from .deskarchive import PREPARING_KEY, DeskArchive
 from .deskembed import DeskEmbedding, Estimate, ReembedSummary
 from .deskprepare import SamplePreparation, unfinished
 from .deskweb import DeskWeb, FetchReport
-from .drafts import DraftFileError, DraftInput, check_drafts, read_drafts
+from .drafts import DraftFileError, DraftInput, check_drafts, question_reader, read_drafts
 from .errors import DeskError
 from .evaluation.questions import (
     BUNDLED_ARCHIVES,
@@ -42,7 +43,9 @@ from .evaluation.questions import (
     load_questions,
 )
 from .evaluation.runner import evaluate
+from .judgment import QuestionReader
 from .receiptcheck import ChainOutcome, ReceiptChecker, VerifyOutcome
+from .retrieval.coverage import SubjectRule
 from .retrieval.embedder import Embedder
 from .retrieval.parallel import ParallelEmbedder
 from .runs.loop import OnEvent, StoredExecutor, is_dead, quiet
@@ -128,7 +131,7 @@ class Desk:
 
     @cached_property
     def archive(self) -> DeskArchive:
-        return DeskArchive(self.store, self.settings, self.embedder)
+        return DeskArchive(self.store, self.settings, lambda: self.embedder)
 
     @cached_property
     def policy(self) -> GatePolicy:
@@ -553,9 +556,28 @@ class Desk:
         self.require_archive()
         drafts = [d for d in items if isinstance(d, DraftInput)]
         checked = iter(
-            check_drafts(drafts, self.store, self.agents.auditor, self.policy, self.settings)
+            check_drafts(
+                drafts,
+                self.store,
+                self.agents.auditor,
+                self.policy,
+                self.settings,
+                self.question_reader(),
+            )
         )
         return [next(checked) if isinstance(d, DraftInput) else d.to_json() for d in items]
+
+    def question_reader(self) -> QuestionReader:
+        """How `check` reads a draft's question (`drafts.question_reader`): with the offline
+        planner, whatever planner the settings name, and this archive's statistics."""
+        profile = self.archive.profile()
+        planner = OfflinePlanner()
+        s = self.settings
+        return question_reader(
+            lambda q: planner.plan(q, profile),
+            self.archive.stats(),
+            SubjectRule(s.rare_term_max_df, s.common_zipf),
+        )
 
     # ------------------------------------------------------------------ receipts
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import fcntl
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -23,7 +23,7 @@ from .agents.base import ArchiveProfile
 from .archive.entities import entities_from_documents
 from .clock import system_clock
 from .retrieval.coverage import ArchiveStats
-from .retrieval.embedder import Embedder
+from .retrieval.embedder import Embedder, Vectors
 from .retrieval.index import HybridIndex, IndexRows
 from .settings import Settings
 from .store.snapshots import SNAPSHOT_PREFIXES
@@ -48,17 +48,37 @@ def _exclusive(directory: Path) -> Iterator[None]:
 class DeskArchive:
     """Implements the pipeline's `ArchiveAccess` over one store and its index."""
 
-    def __init__(self, store: ArchiveStore, settings: Settings, embedder: Embedder) -> None:
+    def __init__(
+        self, store: ArchiveStore, settings: Settings, embedder: Callable[[], Embedder]
+    ) -> None:
+        """`embedder` makes the query embedder, on the first search: what reads the index's
+        statistics alone (`check` reading a question) loads no model."""
         self.store = store
         self.settings = settings
-        self.embedder = embedder
+        self._embedder = embedder
+        self._made: tuple[Embedder, Callable[[str], Vectors]] | None = None
         self._index: HybridIndex | None = None
         self._derived_generation = -1
         self._profile = ArchiveProfile()
         self._dates: list[str] = []
-        self._embed = lru_cache(maxsize=256)(self.embedder.embed_query)
         self._snapshots = store.snapshots_on(system_clock)
         self._lock = threading.RLock()
+
+    def _query_embedder(self) -> tuple[Embedder, Callable[[str], Vectors]]:
+        """The query embedder and its cached `embed_query`, made on first use (once,
+        whichever thread asks first)."""
+        with self._lock:
+            if self._made is None:
+                made = self._embedder()
+                self._made = (made, lru_cache(maxsize=256)(made.embed_query))
+            return self._made
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._query_embedder()[0]
+
+    def _embed(self, query: str) -> Vectors:
+        return self._query_embedder()[1](query)
 
     # ------------------------------------------------------------------ index lifecycle
 

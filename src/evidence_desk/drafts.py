@@ -12,6 +12,9 @@ differences, by necessity: there is no retrieval, so coverage is not evaluated; 
 are no selected passages, so every passage of each cited document counts (the same
 sentence-aligned windows the archive is chunked into), and a sentence must still be carried
 by one of them (the grounding contract, docs/grounding.md).
+In place of coverage, `check` reads the question against the passages that carry the
+draft (`question_reader`): a draft that answers another question than the one it gives, of
+another time or another subject, is held for review, never cleared.
 A source whose doc_id the archive does not hold does not exist for the checks: any claim
 citing it is held.
 
@@ -23,7 +26,7 @@ file that cannot be read as drafts at all is an error.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,12 +37,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .agents.base import Advice, Auditor, ClaimToAudit, ModelUsage, RunBudget
 from .archive.chunking import chunk
 from .errors import DeskError
-from .judgment import judge
+from .judgment import QuestionReader, judge
+from .retrieval.coverage import ArchiveStats, SubjectRule, unanswered
 from .runs.selection import source_of
 from .settings import Settings
 from .store.sqlite import ArchiveStore
+from .trust.checks import CheckedClaim
 from .trust.claims import split_claims, strip_markers
-from .types import CitedSpan, ClaimAudit, Document, GatePolicy, Source, Verdict
+from .types import CitedSpan, ClaimAudit, Document, GatePolicy, Plan, Source, Verdict
 
 
 class DraftFileError(DeskError, ValueError):
@@ -246,12 +251,37 @@ def draft_sources(draft: DraftInput, docs: dict[str, Document], settings: Settin
     return out
 
 
+def question_reader(
+    plan: Callable[[str], Plan], stats: ArchiveStats, rule: SubjectRule
+) -> QuestionReader:
+    """What `check` reads a draft's question with (`retrieval.coverage.unanswered`): the
+    question's plan (`plan`, the offline planner's, so code decides) against the cited
+    sources with only the passages that carry a sentence of the draft; when none carries
+    one, against the whole of each cited document. A draft with no question is not read."""
+
+    def read(
+        question: str, checked: Sequence[CheckedClaim], sources: Sequence[Source]
+    ) -> str | None:
+        if not question.strip():
+            return None
+        ids = {pid for c in checked for pid in c.checks.carried_by}
+        carrying = [
+            s.model_copy(update={"passages": tuple(p for p in s.passages if p.id in ids)})
+            for s in sources
+        ]
+        carrying = [s for s in carrying if s.passages] or list(sources)
+        return unanswered(question, plan(question), carrying, stats, rule)
+
+    return read
+
+
 def check_one(
     draft: DraftInput,
     store: ArchiveStore,
     auditor: Auditor,
     policy: GatePolicy,
     settings: Settings,
+    reads_question: QuestionReader | None = None,
 ) -> dict[str, Any]:
     """One draft through the one judgment (`judgment.judge`), as `check --json` prints it."""
     docs = store.get_documents([s.doc_id for s in draft.sources])
@@ -260,7 +290,9 @@ def check_one(
     budget = RunBudget(settings.max_model_calls, settings.max_model_tokens)
     if draft.verdicts:
         auditor = OutsideVerdicts(auditor, draft)
-    judged = judge(draft.answer, draft.question, sources, texts, auditor, budget, None, policy)
+    judged = judge(
+        draft.answer, draft.question, sources, texts, auditor, budget, None, policy, reads_question
+    )
     claims, outcome = judged.claims, judged.outcome
     return {
         "question": draft.question,
@@ -284,5 +316,6 @@ def check_drafts(
     auditor: Auditor,
     policy: GatePolicy,
     settings: Settings,
+    reads_question: QuestionReader | None = None,
 ) -> list[dict[str, Any]]:
-    return [check_one(d, store, auditor, policy, settings) for d in drafts]
+    return [check_one(d, store, auditor, policy, settings, reads_question) for d in drafts]

@@ -5,11 +5,11 @@ Wherever a draft is judged, it is judged here: a run's verify, audit and gate st
 (`workspace/review.py`). Like pydantic-ai's `run`, `run_sync` and `run_stream` driving one
 `iter`, the three differ only in where their inputs come from:
 
-| | sources | texts | coverage |
+| | sources | texts | the question read by |
 |---|---|---|---|
-| a run | the ones it selected | by (doc_id, content hash), `source_texts` | the coverage stage's |
-| `check` | every passage of each cited document | the archive's current ones | not evaluated |
-| an edit | the held run's own | by (doc_id, content hash), `source_texts` | the held run's |
+| a run | the ones it selected | by (doc_id, content hash), `source_texts` | coverage |
+| `check` | every passage of each cited document | the archive's current ones | `reads_question` |
+| an edit | the held run's own | by (doc_id, content hash), `source_texts` | the run's coverage |
 
 The steps, one implementation each:
 
@@ -23,7 +23,9 @@ The steps, one implementation each:
    paraphrase tier on the spans its supporting auditor named (`trust.checks.with_paraphrase`,
    against the same sources and texts); a question outside coverage judges no claim; and a
    judgment with a failure (an agent that gave up) never publishes and says so in its
-   reason. Before it, a run lends its answerer's spans (`Draft.rests`) to the claims a model
+   reason; a draft that code found to answer another question than the one asked (the
+   `reads_question` of `judge`, against the passages that carry it) is held, not cleared.
+   Before it, a run lends its answerer's spans (`Draft.rests`) to the claims a model
    auditor found supported without naming any (`lend_rests`); the offline auditor's
    verdicts never take them. Lent or named, the spans are only advice: `with_paraphrase`
    checks each one verbatim and every anchor of the sentence against them.
@@ -61,6 +63,9 @@ from .types import (
 
 # The texts a store holds for (doc_id, content hash) pairs; pairs it has none for are absent.
 TextLookup = Callable[[Iterable[tuple[str, str]]], Mapping[tuple[str, str], str]]
+# Why the checked draft answers another question than the one asked, or None when it may:
+# given the question, the checked claims and the sources they were checked against.
+QuestionReader = Callable[[str, Sequence[CheckedClaim], Sequence[Source]], str | None]
 
 
 class MissingText(LookupError):
@@ -168,6 +173,7 @@ def decide(
     *,
     sources: Sequence[Source] = (),
     texts: Mapping[str, str] | None = None,
+    unanswered: str | None = None,
 ) -> tuple[list[Claim], GateOutcome]:
     """Step 3: the gate's decision and the judged claims (`trust.gate.decide`).
 
@@ -175,12 +181,13 @@ def decide(
     planner, answerer or auditor); the outcome then holds and its reason says why.
     `sources` and `texts` (by source id), the ones step 1 checked against, are what the
     paraphrase tier re-checks on when the policy allows it; without them it is not tried.
+    `unanswered`: why code found that the draft answers another question (it is held).
     """
     if coverage is not None and not coverage.covered:
         checked, audits = [], []
     elif policy.grounding == "paraphrase" and texts is not None:
         checked = with_paraphrase(checked, audits, evidence_of(sources, texts))
-    claims, outcome = gate.decide(checked, audits, coverage, policy)
+    claims, outcome = gate.decide(checked, audits, coverage, policy, unanswered)
     if failure is not None:
         if outcome.decision in gate.PUBLISHING:  # pragma: no cover - by construction
             raise AssertionError("a judgment with a failure must not publish")
@@ -211,13 +218,23 @@ def judge(
     budget: RunBudget,
     coverage: Coverage | None,
     policy: GatePolicy,
+    reads_question: QuestionReader | None = None,
 ) -> Judgment:
-    """Check, audit and decide `draft` against `sources` and their `texts` (by source id)."""
+    """Check, audit and decide `draft` against `sources` and their `texts` (by source id);
+    `reads_question`, where no coverage stage read the question (`check`)."""
     checked = check(draft, sources, texts)
+    unanswered = reads_question(question, checked, sources) if reads_question else None
     audited = audit(question, checked, sources, auditor, budget)
     reason = audited.failure.reason if audited.failure is not None else None
     claims, outcome = decide(
-        checked, audited.audits, coverage, policy, reason, sources=sources, texts=texts
+        checked,
+        audited.audits,
+        coverage,
+        policy,
+        reason,
+        sources=sources,
+        texts=texts,
+        unanswered=unanswered,
     )
     return Judgment(
         tuple(checked), audited.audits, tuple(claims), outcome, audited.failure, audited.usage

@@ -118,9 +118,18 @@ def untraced() -> Iterator[None]:
 def results(adversarial_archive: Archive) -> Results:
     desk = adversarial_archive.desk
     cases = generate(adversarial_archive.pools)
+    reads = desk.question_reader()
     with untraced():
-        supported = run(cases, desk.store, SupportedAuditor(), desk.policy, desk.settings)
+        supported = run(
+            cases, desk.store, SupportedAuditor(), desk.policy, desk.settings, False, reads
+        )
         offline = run(
-            offline_sample(cases), desk.store, desk.agents.auditor, desk.policy, desk.settings
+            offline_sample(cases),
+            desk.store,
+            desk.agents.auditor,
+            desk.policy,
+            desk.settings,
+            False,
+            reads,
         )
     return Results(cases, {SUPPORTED: supported, OFFLINE: offline})

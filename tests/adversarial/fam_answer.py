@@ -17,7 +17,11 @@ auditor may let through once the contract reads assertion in context):
   sentences);
 * `other_question`: true quotes answering a question they do not answer (`Did Roosevelt
   oppose X?` for a passage where he asks for X), the draft opening with `Yes.`, so it
-  confirms the question's false premise.
+  confirms the question's false premise;
+* `other_subject`: true quotes under their own frame, answering a question about someone
+  or something else: another president (`What did Reagan say about taxes?` answered from
+  Kennedy), another year of the same speaker, or a name from another article's title that
+  this one never uses. Every sentence is carried; only the question shows it false.
 """
 
 from __future__ import annotations
@@ -165,10 +169,50 @@ def other_question(rng: random.Random, doc: DocView, _pools: Pools) -> Case | No
     return Case(ANSWER_LEVEL, "other_question", d.archive, answer, (d.doc_id,), false, question=q)
 
 
+_TITLE_NAME = re.compile(r"\b[A-Z][a-z]{4,}\b")
+
+
+def _asked_elsewhere(rng: random.Random, d: DocView, pools: Pools) -> str | None:
+    """A question that `d` does not answer, about another doc of its archive."""
+    others = [o for o in _all_docs(d, pools) if o.doc_id != d.doc_id]
+    if d.speaker is not None:
+        speakers = [o for o in others if o.last_name and o.last_name != d.last_name]
+        if speakers and rng.random() < 0.6:
+            o = rng.choice(speakers)
+            return f"What did {o.speaker} say about {rng.choice(['this', 'the nation', 'it'])}?"
+        years = [
+            o.year
+            for o in others
+            if o.last_name != d.last_name and abs(int(o.year) - int(d.year)) > 8
+        ]
+        return f"What did {d.last_name} say in {rng.choice(years)}?" if years else None
+    names = [
+        w
+        for o in others
+        for w in _TITLE_NAME.findall(o.doc.title)
+        if not d.says_as_words(w) and w.lower() not in d.doc.title.lower()
+    ]
+    return f"What does the article say about {rng.choice(names)}?" if names else None
+
+
+def other_subject(rng: random.Random, doc: DocView, pools: Pools) -> Case | None:
+    """A true quote of `doc` under its own frame, answering a question about another."""
+    d = pool_doc(rng, doc)
+    q = _asked_elsewhere(rng, d, pools)
+    found = [s.text for s in d.clean if 8 <= len(s.text.split()) <= 30]
+    if q is None or not found:
+        return None
+    answer = quoted(said_frame(d, rng), rng.choice(found))
+    return Case(
+        ANSWER_LEVEL, "other_subject", d.archive, answer, (d.doc_id,), (answer,), question=q
+    )
+
+
 KINDS: tuple[Kind, ...] = (
     relative_actor,
     pronoun_rebind,
     merged_sources,
     next_condition,
     other_question,
+    other_subject,
 )

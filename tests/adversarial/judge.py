@@ -29,6 +29,7 @@ from typing import Any
 
 from evidence_desk.agents.base import Advice, Auditor, ClaimToAudit, ModelUsage, RunBudget
 from evidence_desk.drafts import DraftInput, check_drafts, draft_sources
+from evidence_desk.judgment import QuestionReader
 from evidence_desk.settings import Settings
 from evidence_desk.store.sqlite import ArchiveStore
 from evidence_desk.textutil import STOPWORDS
@@ -314,10 +315,12 @@ def run(
     policy: GatePolicy,
     settings: Settings,
     outside: bool = False,
+    reads_question: QuestionReader | None = None,
 ) -> list[Outcome]:
-    """Every case through `check` (the same checks, auditor and gate as the CLI). `outside`
-    (an `OracleAuditor`): its verdicts travel in the drafts, and it judges only what they
-    leave out."""
+    """Every case through `check` (the same checks, auditor and gate as the CLI; pass the
+    desk's `question_reader()` as `reads_question` to read the questions as it does).
+    `outside` (an `OracleAuditor`): its verdicts travel in the drafts, and it judges only
+    what they leave out."""
     drafts = [DraftInput.model_validate(c.draft()) for c in cases]
     if outside:
         assert isinstance(auditor, OracleAuditor)
@@ -328,7 +331,7 @@ def run(
             given = {**case.draft(), "verdicts": auditor.verdicts(case, sources)}
             with_verdicts.append(DraftInput.model_validate(given))
         drafts = with_verdicts
-    results = check_drafts(drafts, store, auditor, policy, settings)
+    results = check_drafts(drafts, store, auditor, policy, settings, reads_question)
     return [
         Outcome(
             case=c,

@@ -41,9 +41,10 @@ MAX_HELD = {
 def prose(adversarial_archive: Archive) -> Results:
     desk = adversarial_archive.desk
     cases: list[Case] = generate(adversarial_archive.pools)
+    reads = desk.question_reader()
     with untraced():
         outcomes = {
-            name: run(cases, desk.store, auditor, desk.policy, desk.settings)
+            name: run(cases, desk.store, auditor, desk.policy, desk.settings, False, reads)
             for name, auditor in ((ORACLE, OracleAuditor(cases)), (OFFLINE, desk.agents.auditor))
         }
     return Results(cases, outcomes)

@@ -24,6 +24,7 @@ one of which puts a run OUTSIDE_COVERAGE:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -89,11 +90,12 @@ class _Bag:
 def _bags(sources: Sequence[Source]) -> list[_Bag]:
     bags: list[_Bag] = []
     for src in sources:
-        # The site a source comes from names it too: "digital.gov" for its own articles.
+        # The site a source comes from names it too: "digital.gov" for its own articles; and
+        # so does its id, which a question may name ("What does 1941-Roosevelt-1 say?").
         site = (urlsplit(src.url).hostname or "") if src.url else ""
         about = [src.title, *src.names]
         about_stems = [stem_terms(t) for t in about]
-        about_tokens = [words(t) for t in [*about, site]]
+        about_tokens = [words(t) for t in [*about, site, src.doc_id]]
         for p in src.passages:
             own = stem_terms(p.text)
             bags.append(
@@ -169,10 +171,17 @@ def missing_subject_terms(
         if df > rule.rare_term_max_df * n or term_in(t, every):
             continue
         if is_distinctive_word(word, capitals, rule.common_zipf):
+            word = _as_written(word, question)
             missing.append(word)
             if df == 0:
                 never.append(word)
     return missing, never
+
+
+def _as_written(word: str, question: str) -> str:
+    """`word` (a plan's key term, lower-cased) as the question spells it ("Hitler")."""
+    m = re.search(rf"\b{re.escape(word)}\b", question, re.IGNORECASE)
+    return m.group(0) if m else word
 
 
 def assess(
@@ -218,6 +227,56 @@ def assess(
         ),
         scores,
     )
+
+
+def unanswered(
+    question: str,
+    plan: Plan,
+    carrying: Sequence[Source],
+    stats: ArchiveStats,
+    rule: SubjectRule,
+) -> str | None:
+    """Why a draft written elsewhere does not answer `question`, or None when it may.
+
+    `check` judges a draft against the sources it cites, not against what the desk would
+    retrieve, so it reads the question against those: `carrying` holds each cited source
+    with only the passages that carry a sentence of the draft. The draft answers another
+    question when a window the question asks about holds none of its cited sources' dates
+    (each window of a comparison; of any other plan, all of them), a distinctive term of
+    the question (coverage's subject rule) is in none of those passages, titles, names or
+    ids, or none of its topic words (the plan's key terms) is: one of them will do, as a
+    word sharing its stem's first four letters, so a writer may leave the others to the
+    source's own words.
+    """
+    if not carrying:
+        return None  # no sentence is carried: the gate holds the draft on that alone
+    dates = [s.date[:10] for s in carrying if s.date]
+    windows = _windows_of(plan)
+    empty = [w for w in windows if not any(w.start[:10] <= d <= w.end[:10] for d in dates)]
+    # A comparison asks about each of its windows; any other plan's windows are readings of
+    # one question ("Roosevelt": Theodore's years or Franklin's), and one of them will do.
+    if empty and (plan.kind == "comparison" or len(empty) == len(windows)):
+        labels = [w.label for w in (empty if plan.kind == "comparison" else windows)]
+        asked = _join(labels) if plan.kind == "comparison" else " or ".join(labels)
+        return (
+            f"the question asks about {asked} and no source that carries a sentence of the "
+            "draft is dated then"
+        )
+    missing, _ = missing_subject_terms(question, plan, carrying, stats, rule)
+    if missing:
+        return (
+            f"the question asks about {_join(repr(t) for t in missing)} and no passage that "
+            "carries a sentence of the draft mentions it"
+        )
+    topic = unique(plan.key_terms)
+    every = frozenset().union(*(b.stems for b in _bags(carrying)))
+    if topic and not any(term_in(stem(t.lower()), every) for t in topic):
+        asked = " or ".join(repr(_as_written(t, question)) for t in topic)
+        return (
+            f"the question asks about {asked} and no passage that carries a sentence of the "
+            "draft mentions it"
+        )
+    return None
 
 
 def _verdict(

@@ -17,13 +17,16 @@ The pruning policy, applied in this order:
 1. OUTSIDE_COVERAGE when coverage was evaluated and found the question not covered, or
    its best evidence score is below the policy's coverage floor (the gate re-applies the
    floor itself rather than trusting the coverage stage's flag alone).
-2. HELD_FOR_REVIEW when the draft has no claims; or any quote is not verbatim; or any
-   claim cites a source that does not exist (malformed markers included); or any claim is
-   contradicted; or any claim that does not stand (3.) contains a quote (a quoted sentence
-   is never dropped silently); or any claim cites a source whose passages address a model
-   (`screen.py`: a steered model may have written or judged the other sentences too); or
-   any claim carries a hidden character (`characters.py`: what a reader sees would not be
-   what was checked); or any claim has a quotation mark without its partner.
+2. HELD_FOR_REVIEW when the draft has no claims; or code found that it answers another
+   question than the one asked (`unanswered`: `evidence-desk check`, which has no coverage
+   stage, reads the question against the passages that carry the draft); or any quote is
+   not verbatim; or any claim cites a source that does not exist (malformed markers
+   included); or any claim is contradicted; or any claim that does not stand (3.) contains
+   a quote (a quoted sentence is never dropped silently); or any claim cites a source whose
+   passages address a model (`screen.py`: a steered model may have written or judged the
+   other sentences too); or any claim carries a hidden character (`characters.py`: what a
+   reader sees would not be what was checked); or any claim has a quotation mark without
+   its partner.
 3. Otherwise the claims that do not stand would be dropped: a claim stands when it is
    grounded and every claim it leans on (`checks.leans_on`, `answer.py`) stands, so
    pruning removes a sentence together with the sentences that lean on it. HELD_FOR_REVIEW
@@ -187,9 +190,13 @@ def _pruning_hold(dropped: int, total: int, policy: GatePolicy) -> str | None:
 
 
 def decide_claims(
-    claims: Sequence[Claim], coverage: Coverage | None, policy: GatePolicy
+    claims: Sequence[Claim],
+    coverage: Coverage | None,
+    policy: GatePolicy,
+    unanswered: str | None = None,
 ) -> GateOutcome:
-    """The gate decision for judged claims (`Claim.verdict` is the effective verdict)."""
+    """The gate decision for judged claims (`Claim.verdict` is the effective verdict);
+    `unanswered`: why code found that the draft answers another question, if it did."""
     n = len(claims)
     if coverage is not None and (not coverage.covered or coverage.score < policy.coverage_floor):
         reason = "No answer is published because the sources do not cover this question."
@@ -210,7 +217,8 @@ def decide_claims(
     if n == 0:
         return _held("Held for review because the draft has no sentences to check.", 0)
     grounded = standing(claims)
-    reasons = _hold_reasons(claims, grounded)
+    reasons = [unanswered] if unanswered else []
+    reasons += _hold_reasons(claims, grounded)
     if reasons:
         return _held(f"Held for review because {_join(reasons)}.", n)
     dropped = grounded.count(False)
@@ -240,10 +248,11 @@ def decide(
     audits: Sequence[ClaimAudit],
     coverage: Coverage | None,
     policy: GatePolicy,
+    unanswered: str | None = None,
 ) -> tuple[list[Claim], GateOutcome]:
     """Judge the claims, decide, and mark which claims the published answer keeps."""
     claims = judge(checked, audits)
-    outcome = decide_claims(claims, coverage, policy)
+    outcome = decide_claims(claims, coverage, policy, unanswered)
     kept = [c.model_copy(update={"kept": k}) for c, k in zip(claims, outcome.kept, strict=True)]
     return kept, outcome
 

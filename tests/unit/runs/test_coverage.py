@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from evidence_desk.retrieval.coverage import (
     ArchiveStats,
+    SubjectRule,
     assess,
     capitalised_words,
     evidence_score,
     key_term_share,
+    unanswered,
 )
 from evidence_desk.types import Hit, Passage, Plan, ScoredPassage, Source, SubQuestion, TimeWindow
 
@@ -69,8 +71,8 @@ def test_a_name_the_archive_never_uses_is_outside_coverage() -> None:
         rare_term_max_df=0.02,
         question="What did banks say about Bitcoin?",
     )
-    assert not cov.covered and cov.missing_terms == ("bitcoin",)
-    assert "never mentions 'bitcoin'" in cov.reason
+    assert not cov.covered and cov.missing_terms == ("Bitcoin",)
+    assert "never mentions 'Bitcoin'" in cov.reason
 
 
 def test_a_rare_name_missing_from_the_selected_passages_is_outside_coverage() -> None:
@@ -83,7 +85,7 @@ def test_a_rare_name_missing_from_the_selected_passages_is_outside_coverage() ->
         rare_term_max_df=0.02,
         question="What did the banks do at Gettysburg?",
     )
-    assert not cov.covered and cov.missing_terms == ("gettysburg",)
+    assert not cov.covered and cov.missing_terms == ("Gettysburg",)
 
 
 def test_a_rare_lower_case_word_is_left_to_the_score() -> None:
@@ -142,3 +144,72 @@ def test_evidence_score_blends_dense_and_term_share() -> None:
     weights = {"a": 1.0, "b": 3.0}
     assert key_term_share(["a", "b"], weights, {"b"}) == 0.75
     assert key_term_share([], {}, set()) == 1.0
+
+
+# ------------------------------------------------------------ check reads the question
+
+
+def dated(date: str, doc_id: str = "d", text: str = TEXT) -> Source:
+    return source(text).model_copy(update={"date": date, "doc_id": doc_id})
+
+
+W1963 = TimeWindow(start="1961-01-30", end="1963-01-14", label="John F. Kennedy")
+W1982 = TimeWindow(start="1982-01-26", end="1988-01-25", label="Ronald Reagan")
+RULE = SubjectRule(rare_term_max_df=0.02)
+
+
+def test_a_draft_dated_outside_the_question_s_window_answers_another_question() -> None:
+    why = unanswered(
+        "What did Kennedy say?", plan((), (W1963,)), [dated("1934-01-03")], stats({}), RULE
+    )
+    assert why == (
+        "the question asks about John F. Kennedy and no source that carries a sentence of "
+        "the draft is dated then"
+    )
+    assert unanswered("q", plan((), (W1963,)), [dated("1962-01-11")], stats({}), RULE) is None
+
+
+def test_one_reading_of_an_ambiguous_name_will_do_but_a_comparison_needs_each_side() -> None:
+    either = plan((), (W1963, W1982))
+    assert unanswered("q", either, [dated("1962-01-11")], stats({}), RULE) is None
+    both = either.model_copy(update={"kind": "comparison"})
+    why = unanswered("q", both, [dated("1962-01-11")], stats({}), RULE)
+    assert why is not None and why.startswith("the question asks about Ronald Reagan and")
+    neither = unanswered("q", either, [dated("1934-01-03")], stats({}), RULE)
+    assert neither is not None and "John F. Kennedy or Ronald Reagan" in neither
+    assert (
+        unanswered("q", both, [dated("1962-01-11"), dated("1985-02-06")], stats({}), RULE) is None
+    )
+
+
+def test_a_distinctive_term_no_carrying_passage_mentions_answers_another_question() -> None:
+    q = "What did the banks say about Gettysburg?"
+    why = unanswered(
+        q, plan(("bank", "gettysburg")), [source()], stats({"bank": 50, "gettysburg": 3}), RULE
+    )
+    assert why == (
+        "the question asks about 'Gettysburg' and no passage that carries a sentence of the "
+        "draft mentions it"
+    )
+    # One topic word of the question will do: the writer's "banking" for the reader's "banks".
+    topic = plan(("trouble", "bank"))
+    assert unanswered("What trouble hit the banks?", topic, [source()], stats({}), RULE) is None
+    none = unanswered(
+        "What did the army want?", plan(("army", "want")), [source()], stats({}), RULE
+    )
+    assert none == (
+        "the question asks about 'army' or 'want' and no passage that carries a sentence of "
+        "the draft mentions it"
+    )
+
+
+def test_a_question_naming_the_document_s_id_is_about_it() -> None:
+    q = "What does 1934-Roosevelt-1 say?"
+    cited = [dated("1934-01-03", doc_id="1934-Roosevelt-1")]
+    assert unanswered(q, plan(()), cited, stats({}), RULE) is None
+    other = [dated("1934-01-03", doc_id="1934-Kennedy-2")]
+    assert unanswered(q, plan(()), other, stats({}), RULE) is not None
+
+
+def test_nothing_carried_is_left_to_the_gate() -> None:
+    assert unanswered("What did Kennedy say?", plan((), (W1963,)), [], stats({}), RULE) is None

@@ -143,6 +143,19 @@ def test_hold_reasons_are_counted_and_joined() -> None:
     assert "2 quoted sentences are not supported" in decide_claims(two_quoted, None, POLICY).reason
 
 
+def test_a_draft_that_answers_another_question_is_held_whatever_its_claims() -> None:
+    why = "the question asks about Ronald Reagan and no source that carries it is dated then"
+    out = decide_claims([claim(), claim("B [S1].")], None, POLICY, why)
+    assert out.decision == Decision.HELD_FOR_REVIEW and out.published_answer == ""
+    assert out.reason == f"Held for review because {why}."
+    mixed = decide_claims([claim("U [S9].", UNKNOWN)], None, POLICY, why)
+    assert (
+        mixed.reason
+        == f"Held for review because {why} and 1 sentence cites a source that does not exist."
+    )
+    assert decide_claims([claim()], None, POLICY, None).decision == Decision.AUTO_CLEARED
+
+
 def test_published_after_pruning() -> None:
     claims = [claim("A [S1]."), claim("B.", NO_CITATION), claim("C [S1].")]
     out = decide_claims(claims, None, POLICY)

@@ -577,6 +577,7 @@ class Desk:
             lambda q: planner.plan(q, profile),
             self.archive.stats(),
             SubjectRule(s.rare_term_max_df, s.common_zipf),
+            s.relative_date_reach_days,
         )
 
     # ------------------------------------------------------------------ receipts

@@ -35,16 +35,27 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .agents.base import Advice, Auditor, ClaimToAudit, ModelUsage, RunBudget
+from .agents.offline.docdates import relative_windows
 from .archive.chunking import chunk
 from .errors import DeskError
 from .judgment import QuestionReader, judge
-from .retrieval.coverage import ArchiveStats, SubjectRule, unanswered
+from .retrieval.coverage import ArchiveStats, SubjectRule, dated_in, unanswered
 from .runs.selection import source_of
+from .runs.stages import reach_windows
 from .settings import Settings
 from .store.sqlite import ArchiveStore
 from .trust.checks import CheckedClaim
 from .trust.claims import split_claims, strip_markers
-from .types import CitedSpan, ClaimAudit, Document, GatePolicy, Plan, Source, Verdict
+from .types import (
+    CitedSpan,
+    ClaimAudit,
+    Document,
+    GatePolicy,
+    Plan,
+    Source,
+    TimeWindow,
+    Verdict,
+)
 
 
 class DraftFileError(DeskError, ValueError):
@@ -251,13 +262,37 @@ def draft_sources(draft: DraftInput, docs: dict[str, Document], settings: Settin
     return out
 
 
+def reaching(reach_days: int) -> Callable[[Source, TimeWindow], bool]:
+    """Whether a source dates what it says in a window: its own date is inside, or, for a
+    window of at most a month, it is dated in the `reach_days` after it and one of its
+    passages dates a sentence into it against its date (`In early April, ...` on August
+    28: the runs' `reach_windows` and `dates_into`)."""
+
+    def dates(source: Source, window: TimeWindow) -> bool:
+        if dated_in(source, window):
+            return True
+        tails = reach_windows([window], reach_days)
+        return any(dated_in(source, t) for t in tails) and any(
+            window.start[:10] <= r.start[:10] and r.end[:10] <= window.end[:10]
+            for p in source.passages
+            for r in relative_windows(p.text, source.date)
+        )
+
+    return dates
+
+
 def question_reader(
-    plan: Callable[[str], Plan], stats: ArchiveStats, rule: SubjectRule
+    plan: Callable[[str], Plan],
+    stats: ArchiveStats,
+    rule: SubjectRule,
+    reach_days: int = 0,
 ) -> QuestionReader:
     """What `check` reads a draft's question with (`retrieval.coverage.unanswered`): the
     question's plan (`plan`, the offline planner's, so code decides) against the cited
     sources with only the passages that carry a sentence of the draft; when none carries
-    one, against the whole of each cited document. A draft with no question is not read."""
+    one, against the whole of each cited document. A draft with no question is not read.
+    A later source may date what it says into a short window (`reaching`)."""
+    dates = reaching(reach_days)
 
     def read(
         question: str, checked: Sequence[CheckedClaim], sources: Sequence[Source]
@@ -270,7 +305,7 @@ def question_reader(
             for s in sources
         ]
         carrying = [s for s in carrying if s.passages] or list(sources)
-        return unanswered(question, plan(question), carrying, stats, rule)
+        return unanswered(question, plan(question), carrying, stats, rule, dates)
 
     return read
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from evidence_desk.drafts import DraftFileError, DraftInput, InvalidDraft, read_drafts
+from evidence_desk.drafts import DraftFileError, DraftInput, InvalidDraft, reaching, read_drafts
+from evidence_desk.types import ScoredPassage, Source, TimeWindow
 
 
 def draft(answer: str = "Roosevelt spoke of four freedoms [S1].") -> dict[str, Any]:
@@ -103,3 +104,32 @@ def test_an_unreadable_file_is_one_error(tmp_path: Path) -> None:
     path.write_bytes("caf\xe9".encode("latin-1"))
     with pytest.raises(DraftFileError, match=r"^Cannot read"):
         read_drafts(path)
+
+
+# ------------------------------------------------------------ a later source dates into a window
+
+SEPTEMBER = TimeWindow(start="2016-09-01", end="2016-09-30", label="September 2016")
+
+
+def article(date: str, text: str) -> Source:
+    return Source(
+        id="S1",
+        doc_id="d",
+        title="The data briefing",
+        date=date,
+        retrieved_at="2026-01-01T00:00:00Z",
+        content_sha256="0" * 64,
+        passages=(ScoredPassage(id="d#0", text=text, start=0, end=len(text), score=0.0),),
+    )
+
+
+def test_a_later_article_dates_what_it_says_into_a_short_window_within_reach() -> None:
+    dates = reaching(60)
+    summit = "Last month, the USAJOBS team hosted a summit for its agency partners."
+    assert dates(article("2016-09-20", "The team met."), SEPTEMBER)  # its own date
+    assert dates(article("2016-10-12", summit), SEPTEMBER)
+    assert not dates(article("2016-10-12", "The USAJOBS team hosted a summit."), SEPTEMBER)
+    assert not dates(article("2017-02-12", summit), SEPTEMBER)  # past the reach
+    assert not reaching(0)(article("2016-10-12", summit), SEPTEMBER)
+    year = TimeWindow(start="2016-01-01", end="2016-12-31", label="2016")
+    assert not dates(article("2017-01-12", "Last month, the team met."), year)  # no tail

@@ -229,12 +229,18 @@ def assess(
     )
 
 
+def dated_in(source: Source, window: TimeWindow) -> bool:
+    """True when the source's own date lies inside `window`."""
+    return bool(source.date) and window.start[:10] <= (source.date or "")[:10] <= window.end[:10]
+
+
 def unanswered(
     question: str,
     plan: Plan,
     carrying: Sequence[Source],
     stats: ArchiveStats,
     rule: SubjectRule,
+    dates: Callable[[Source, TimeWindow], bool] = dated_in,
 ) -> str | None:
     """Why a draft written elsewhere does not answer `question`, or None when it may.
 
@@ -246,13 +252,13 @@ def unanswered(
     the question (coverage's subject rule) is in none of those passages, titles, names or
     ids, or none of its topic words (the plan's key terms) is: one of them will do, as a
     word sharing its stem's first four letters, so a writer may leave the others to the
-    source's own words.
+    source's own words. `dates(source, window)`: whether a carrying source dates what it
+    says in the window (its own date, by default).
     """
     if not carrying:
         return None  # no sentence is carried: the gate holds the draft on that alone
-    dates = [s.date[:10] for s in carrying if s.date]
     windows = _windows_of(plan)
-    empty = [w for w in windows if not any(w.start[:10] <= d <= w.end[:10] for d in dates)]
+    empty = [w for w in windows if not any(dates(s, w) for s in carrying)]
     # A comparison asks about each of its windows; any other plan's windows are readings of
     # one question ("Roosevelt": Theodore's years or Franklin's), and one of them will do.
     if empty and (plan.kind == "comparison" or len(empty) == len(windows)):

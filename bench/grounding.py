@@ -47,7 +47,7 @@ from adversarial import faithful_prose, hostile
 from adversarial.cases import FAITHFUL, Case
 from adversarial.corpus import DIGITALGOV, SOTU
 from adversarial.faithful_prose import PROSE
-from adversarial.judge import OracleAuditor, Outcome, SupportedAuditor
+from adversarial.judge import OracleAuditor, Outcome, SupportedAuditor, plain
 from bench._util import print_table
 
 HONEST = "oracle"
@@ -198,6 +198,49 @@ def prose_kind_rows(outcomes: dict[str, list[Outcome]]) -> list[list[object]]:
     return rows
 
 
+def _false_claim(case: Case, text: str) -> bool:
+    """Whether a claim of a hostile case is (part of) one of its false sentences."""
+    piece = plain(text)
+    return bool(piece) and any(
+        f and (piece in f or f in piece) for f in (plain(x) for x in case.false)
+    )
+
+
+def paraphrase_figures(outcomes: dict[str, list[Outcome]]) -> dict[str, dict[str, int]]:
+    """Per auditor, the published sentences the paraphrase tier grounded: in faithful drafts
+    (true), in hostile drafts among their true sentences, and among their false ones. Its
+    precision is the share of true sentences: what an auditor's `supported` with spans is
+    worth once code has checked every anchor (docs/grounding.md, "The paraphrase tier")."""
+    out: dict[str, dict[str, int]] = {}
+    for auditor, outs in outcomes.items():
+        row = out.setdefault(auditor, {"faithful": 0, "hostile_true": 0, "hostile_false": 0})
+        for o in outs:
+            if not o.publishes:
+                continue
+            for c in o.claims:
+                if not c.get("kept") or c.get("checks", {}).get("tier") != "paraphrase":
+                    continue
+                if o.case.family in FAITHFUL_FAMILIES:
+                    row["faithful"] += 1
+                elif _false_claim(o.case, str(c.get("text", ""))):
+                    row["hostile_false"] += 1
+                else:
+                    row["hostile_true"] += 1
+    return out
+
+
+def paraphrase_rows(outcomes: dict[str, list[Outcome]]) -> list[list[object]]:
+    rows: list[list[object]] = []
+    for auditor, row in paraphrase_figures(outcomes).items():
+        total = sum(row.values())
+        true = row["faithful"] + row["hostile_true"]
+        precision = f"{true / total:.3f}" if total else "-"
+        rows.append(
+            [auditor, total, row["faithful"], row["hostile_true"], row["hostile_false"], precision]
+        )
+    return rows
+
+
 def show(outcomes: dict[str, list[Outcome]], n: int) -> None:
     for auditor, outs in outcomes.items():
         for family in (*hostile_families(), *FAITHFUL_FAMILIES):
@@ -252,6 +295,11 @@ def report(outcomes: dict[str, list[Outcome]], show_n: int) -> None:
         prose_kind_rows(outcomes),
         f"{PROSE} by kind",
     )
+    print_table(
+        ["auditor", "published", "faithful drafts", "hostile: true", "hostile: false", "precision"],
+        paraphrase_rows(outcomes),
+        "Sentences published in the paraphrase tier",
+    )
     worst = kind_rows(outcomes)
     if worst:
         print_table(
@@ -270,6 +318,7 @@ def _figures(outcomes: dict[str, list[Outcome]]) -> dict[str, Any]:
         "hostile": hostile_rows(outcomes)[1],
         "faithful": faithful_rows(outcomes)[1],
         "kinds": kinds,
+        "paraphrase_tier": paraphrase_figures(outcomes),
     }
 
 

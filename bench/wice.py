@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._util import BENCH_CACHE, SHARED_DATA, DiskCachedEmbedder, print_table, stopwatch
-from evidence_desk.agents.base import ClaimToAudit
+from evidence_desk.agents.base import Advice, ClaimToAudit, ModelUsage, RunBudget
 from evidence_desk.agents.offline.answerer import claim_text
 from evidence_desk.agents.offline.auditor import ClaimFeatures, OfflineAuditor
 from evidence_desk.agents.offline.calibrate import (
@@ -53,10 +53,11 @@ from evidence_desk.agents.offline.calibration import (
     write_calibration,
 )
 from evidence_desk.agents.offline.evidence import collapse, quotable
+from evidence_desk.judgment import judge
 from evidence_desk.retrieval.embedder import MiniLMEmbedder
 from evidence_desk.retrieval.embedders import make_embedder
 from evidence_desk.settings import Settings
-from evidence_desk.types import ScoredPassage, Source, Verdict
+from evidence_desk.types import ClaimAudit, GatePolicy, ScoredPassage, Source, Verdict
 
 WICE = SHARED_DATA / "wice" / "data" / "entailment_retrieval" / "claim"
 
@@ -245,6 +246,63 @@ def _evaluate(
     return labels, times
 
 
+class _Offline:
+    """The offline auditor as the judgment calls an auditor (`agents.base.Auditor`)."""
+
+    engine_id = "offline"
+
+    def __init__(self, inner: OfflineAuditor) -> None:
+        self._inner = inner
+
+    def audit(
+        self,
+        question: str,
+        claims: Sequence[ClaimToAudit],
+        sources: Sequence[Source],
+        budget: RunBudget,
+    ) -> Advice[list[ClaimAudit]]:
+        return Advice(self._inner.audit(question, claims, sources), ModelUsage(engine="offline"))
+
+
+def through_the_gate(
+    auditor: OfflineAuditor, records: list[dict[str, Any]], split: str
+) -> dict[str, dict[str, int]]:
+    """Each claim as a one-sentence draft through the desk's one judgment (`judgment.judge`,
+    the paraphrase policy, the evidence as its only source): how many publish, by the tier
+    that grounds them and the gold label. A published claim whose gold label is not
+    `supported` is one the offline auditor's spans let through."""
+    policy = GatePolicy(coverage_floor=0.0, grounding="paraphrase")
+    out: dict[str, dict[str, int]] = {}
+    for i, rec in enumerate(records):
+        source = to_source(rec, f"wice-{split}-{i}")
+        texts = {"S1": " ".join(rec["evidence"])}
+        judged = judge(
+            claim_of(rec["claim"]).text, "", [source], texts, _Offline(auditor),
+            RunBudget(1, 1), None, policy,
+        )  # fmt: skip
+        tier = "held"
+        if judged.outcome.published_answer:  # a claim of several sentences: each one's tier
+            tier = "+".join(sorted({str(c.checks.tier) for c in judged.claims if c.kept}))
+        row = out.setdefault(tier, {label: 0 for label in LABELS})
+        row[rec["label"]] += 1
+    return out
+
+
+def _print_gate(name: str, rows: dict[str, dict[str, int]]) -> None:
+    print_table(
+        ["grounded as", *LABELS, "precision"],
+        [
+            [
+                tier,
+                *(row[label] for label in LABELS),
+                f"{row['supported'] / max(1, sum(row.values())):.2f}",
+            ]
+            for tier, row in sorted(rows.items())
+        ],
+        title=f"WiCE {name}: each claim through the judgment (offline auditor, paraphrase policy)",
+    )
+
+
 def _features_by_sentences(
     embedder: DiskCachedEmbedder, records: list[dict[str, Any]], split: str
 ) -> dict[int, list[ClaimFeatures]]:
@@ -326,6 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ],
         title="WiCE test: constructed claims (share of each verdict)",
     )
+    for name, records in (("dev", dev), ("test", test)):
+        report[f"gate_{name}"] = through_the_gate(auditor, records, name)
+        _print_gate(name, report[f"gate_{name}"])
     ms = sorted(test_ms)
     p50, worst = ms[len(ms) // 2], ms[-1]
     print(f"\naudit latency per WiCE claim (warm cache): p50 {p50:.1f} ms, max {worst:.0f} ms")

@@ -310,8 +310,8 @@ class Settings(BaseSettings):
         "by the paraphrase tier, when its auditor found it supported and named the spans it "
         "rests on, and code checked its every anchor against them (docs/grounding.md); "
         "`strict`: only the extractive contract grounds (a newsroom's no-paraphrase policy). "
-        "The offline auditor names no spans, so offline answers are strict either way; model "
-        "auditors and the verdicts a draft carries to `check` name them.",
+        "Every auditor names spans with a `supported` verdict: the offline one its cover "
+        "sentence, model auditors and the verdicts a draft carries to `check` theirs.",
     )
 
     @property

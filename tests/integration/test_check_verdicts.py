@@ -276,23 +276,29 @@ def test_a_single_draft_with_an_invalid_verdict_is_one_error(
 def test_sentences_without_a_verdict_go_to_the_desks_auditor(
     home: Path, embedding_cache: Path, tmp_path: Path
 ) -> None:
-    unjudged = "From 1815 to 1914, no single war in Europe or in Asia was a real threat [S1]."
-    answer = f"{FIRST} {PARAPHRASE} [S1]. {unjudged}"
+    close = "From 1815 to 1914, no single war in Europe or in Asia was a real threat [S1]."
+    loose = "For a century the wars of the Old World left America alone [S1]."
+    answer = f"{FIRST} {PARAPHRASE} [S1]. {close} {loose}"
     # the writer's text may leave its citation markers out
     given = draft(answer, verdict(f"{PARAPHRASE}.", "supported", SPAN, by="newsroom"))
     [res] = check(home, embedding_cache, tmp_path, given)
     assert res["auditor"] == "offline + the draft's verdicts"
-    first, second, third = res["claims"]
+    first, second, third, fourth = res["claims"]
     assert first["audited_by"] == "" and first["auditor_verdict"] == "supported"  # offline
     assert first["kept"]
     assert first["checks"]["tier"] == "verbatim"
     assert second["audited_by"] == "newsroom" and second["kept"]
     assert second["checks"]["tier"] == "paraphrase"
-    # the offline auditor names no spans: a paraphrase it judges is not grounded
-    assert third["audited_by"] == "" and third["spans"] == [] and not third["kept"]
-    assert third["checks"]["tier"] is None
+    # the offline auditor's supported verdict names the sentence that covers the claim, and
+    # the paraphrase tier checks the claim against it
+    assert third["audited_by"] == "" and third["auditor_verdict"] == "supported"
+    assert third["spans"] == [{"source_id": "S1", "text": SPAN}]
+    assert third["kept"] and third["checks"]["tier"] == "paraphrase"
+    # a sentence it does not find supported names no spans, and is not grounded
+    assert fourth["audited_by"] == "" and fourth["auditor_verdict"] != "supported"
+    assert fourth["spans"] == [] and not fourth["kept"] and fourth["checks"]["tier"] is None
     assert res["decision"] == "PUBLISHED_AFTER_PRUNING", res["reason"]
-    assert res["published_answer"] == f"{FIRST} {PARAPHRASE} [S1]."
+    assert res["published_answer"] == f"{FIRST} {PARAPHRASE} [S1]. {close}"
 
 
 def test_one_verdict_may_name_several_sentences(

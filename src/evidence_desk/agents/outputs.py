@@ -446,6 +446,7 @@ def audit_output(audits: Sequence[ClaimAudit]) -> AuditOut:
                 verdict=a.verdict.value,
                 evidence=list(a.evidence),
                 rationale=a.rationale,
+                rests_on=[span.text for span in a.spans],
             )
             for i, a in enumerate(audits, start=1)
         ]

@@ -50,6 +50,26 @@ def test_paraphrase_with_the_same_content_is_supported() -> None:
     assert result.evidence == ("doc-S1#0",)
 
 
+def test_a_supported_paraphrase_names_its_cover_sentence_as_the_span_it_rests_on() -> None:
+    result = audit("The banks of the Nation were reopened after a careful examination [S1].")
+    assert result.verdict == Verdict.SUPPORTED
+    [span] = result.spans
+    assert span.source_id == "S1"
+    assert span.text == "The banks of the Nation were reopened after a week of careful examination."
+    assert span.text in TEXT  # verbatim: the paraphrase tier checks it again
+
+
+def test_a_verdict_short_of_supported_names_no_spans() -> None:
+    partial = audit("The banks of the Nation were reopened by the army [S1].")
+    assert partial.verdict != Verdict.SUPPORTED and partial.spans == ()
+    assert audit("In the past year the Government put 5,000,000 men to work [S1].").spans == ()
+
+
+def test_a_quote_in_another_case_is_verbatim_as_the_contract_reads_it() -> None:
+    result = audit('The message said that "the banks of the Nation were reopened" [S1].')
+    assert result.verdict == Verdict.SUPPORTED and result.confidence >= 0.9
+
+
 def test_changed_number_is_not_supported() -> None:
     result = audit("In the past year the Government put 5,000,000 men back to work [S1].")
     assert result.verdict in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)

@@ -11,7 +11,7 @@ import pytest
 from agents_helpers import source_of_passages
 
 from evidence_desk.agents.base import ClaimToAudit
-from evidence_desk.agents.outputs import AuditOut, VerdictOut, to_audits
+from evidence_desk.agents.outputs import AuditOut, VerdictOut, audit_output, to_audits
 from evidence_desk.types import CitedSpan, ClaimAudit, Verdict
 
 source = source_of_passages
@@ -121,3 +121,11 @@ def test_a_verdict_without_rests_on_validates_with_no_spans() -> None:
     v = VerdictOut.model_validate({"claim": 1, "verdict": "supported", "evidence": ["a#1"]})
     [result] = to_audits(AuditOut(verdicts=[v]), [BANKS], SOURCES)
     assert result.verdict is Verdict.SUPPORTED and result.spans == ()
+
+
+def test_the_offline_engines_reply_carries_its_auditors_spans() -> None:
+    """`audit_output` is how the offline auditor's audits travel as a model's reply."""
+    span = CitedSpan(source_id="S1", text="After a week the banks reopened")
+    given = ClaimAudit(verdict=Verdict.SUPPORTED, evidence=("a#1",), rationale="r", spans=(span,))
+    [back] = to_audits(audit_output([given]), [BANKS], SOURCES)
+    assert back.verdict is Verdict.SUPPORTED and back.spans == (span,)

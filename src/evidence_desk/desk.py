@@ -26,7 +26,7 @@ from .agents.registry import ROLES, Agents
 from .agents.registry import resolve as resolve_agents
 from .archive.ingest import IngestError, IngestProgress, IngestSummary, ingest
 from .archive.loaders import iter_documents
-from .archive.results import LoadResult
+from .archive.results import LoadResult, published_by
 from .archive.sample import SAMPLES, SampleError, load_sample
 from .clock import Clock, system_clock
 from .deskarchive import PREPARING_KEY, DeskArchive
@@ -65,6 +65,20 @@ from .trust.signing import (
     raw_public_key,
 )
 from .types import GatePolicy, Receipt
+
+MAX_PUBLISHER_CHARS = 100
+
+
+def publisher_name(given: str) -> str:
+    """The publisher an operator gave `ingest`, its white space runs made one space; a
+    `DeskError` when it is empty, longer than `MAX_PUBLISHER_CHARS` or not printable."""
+    name = " ".join(given.split())
+    if not name or len(name) > MAX_PUBLISHER_CHARS or not name.isprintable():
+        raise DeskError(
+            f"A publisher is a name of 1 to {MAX_PUBLISHER_CHARS} printable characters."
+        )
+    return name
+
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -226,12 +240,21 @@ class Desk:
             self._preparation.stop()
 
     def ingest(
-        self, paths: Sequence[Path], progress: Callable[[IngestProgress], None] | None = None
+        self,
+        paths: Sequence[Path],
+        progress: Callable[[IngestProgress], None] | None = None,
+        *,
+        publisher: str | None = None,
     ) -> IngestSummary:
+        """Ingest `paths`; `publisher`: who published their documents, kept as each one's
+        `publisher` metadata unless its own names one (a name frames may use)."""
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise DeskError(f"{missing[0]} does not exist.")
-        return self._ingest(iter_documents(list(paths)), progress)
+        results = iter_documents(list(paths))
+        if publisher is not None:
+            results = published_by(results, publisher_name(publisher))
+        return self._ingest(results, progress)
 
     def ingest_sample(
         self, name: str, progress: Callable[[IngestProgress], None] | None = None

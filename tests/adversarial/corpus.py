@@ -253,6 +253,9 @@ def usable(text: str) -> bool:
 # --------------------------------------------------------------------------- the desk
 
 
+DIGITALGOV_PUBLISHER = "Digital.gov"
+
+
 def build_desk(home: Path, cache: Path, digitalgov_news: Path | None) -> tuple[Desk, list[str]]:
     """A desk on `home` with the sample (and the articles, when given) ingested.
 
@@ -260,18 +263,19 @@ def build_desk(home: Path, cache: Path, digitalgov_news: Path | None) -> tuple[D
     """
     settings = Settings(home=home, cache_dir=cache, embed_workers=1)
     desk = Desk(settings)
-    paths = [write_sotu(home.parent / f"{home.name}-input")]
+    desk.ingest([write_sotu(home.parent / f"{home.name}-input")])
     article_ids: list[str] = []
     extra_ids: list[str] = []
     if digitalgov_news is not None:
         folder = copy_digitalgov(digitalgov_news, home.parent / f"{home.name}-news")
-        paths.append(folder)
+        paths = [folder]
         article_ids = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md"))
         extra = home.parent / f"{home.name}-news-extra"
         extra_ids = copy_extra_articles(digitalgov_news, extra)
         if extra_ids:
             paths.append(extra)
-    desk.ingest(paths)
+        # An operator of this archive says who published it (`ingest --publisher`).
+        desk.ingest(paths, publisher=DIGITALGOV_PUBLISHER)
     _EXTRA[SOTU] = tuple(views(desk, SOTU, SOTU_EXTRA_IDS))
     _EXTRA[DIGITALGOV] = tuple(views(desk, DIGITALGOV, extra_ids))
     return desk, article_ids

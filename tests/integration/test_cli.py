@@ -172,6 +172,8 @@ def test_jsonl_lines_may_hold_unicode_line_separators(
         (["ingest", "/no/such/folder"], "does not exist"),
         (["ingest"], "Give either PATH"),
         (["ingest", "--sample", "nope"], "sotu"),
+        (["ingest", "/no/such/folder", "--publisher", " \t "], "A publisher is a name of 1"),
+        (["ingest", "--sample", "sotu", "--publisher", "GSA"], "--publisher is for PATH"),
         (["ask", "   "], "empty"),
         (["eval", "--sample", "nope"], "available: sotu"),
         (["eval"], "Give either"),
@@ -286,6 +288,46 @@ def test_ingest_of_only_bad_files_fails_and_stores_nothing(
     assert res.stderr.count("\nskipped ") + res.stderr.startswith("skipped ") == 3
     assert "skipped 3." in res.stderr and "nothing was ingested" in res.stderr
     assert cli(home, embedding_cache, "status").stdout == before
+
+
+_POST = """---
+title: "How the registry was launched"
+date: 2012-11-19
+{extra}---
+
+For each account they add, agencies have to include the language of the account.
+"""
+
+
+def test_a_publisher_the_operator_declares_is_a_name_frames_may_use(
+    home: Path, embedding_cache: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "posts"
+    folder.mkdir()
+    (folder / "registry.md").write_text(_POST.format(extra=""), encoding="utf-8")
+    (folder / "own.md").write_text(_POST.format(extra="publisher: GSA\n"), encoding="utf-8")
+    res = cli(home, embedding_cache, "ingest", str(folder), "--publisher", " Digital.gov ")
+    assert res.exit_code == 0, res.stderr
+    said = "reported that for each account they add, agencies have to include the language"
+    drafts = [
+        {"answer": f"Digital.gov {said} [S1].", "doc": "registry.md"},
+        {"answer": f"GSA {said} [S1].", "doc": "registry.md"},
+        {"answer": f"GSA {said} [S1].", "doc": "own.md"},  # its own publisher is kept
+        {"answer": f"Digital.gov {said} [S1].", "doc": "own.md"},
+    ]
+    path = tmp_path / "drafts.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"answer": d["answer"], "sources": [{"id": "S1", "doc_id": d["doc"]}]})
+            + "\n"
+            for d in drafts
+        ),
+        encoding="utf-8",
+    )
+    res = cli(home, embedding_cache, "check", "--json", str(path))
+    assert res.exit_code == 0, res.stderr
+    decisions = [json.loads(line)["decision"] for line in res.stdout.splitlines()]
+    assert decisions == ["AUTO_CLEARED", "HELD_FOR_REVIEW", "AUTO_CLEARED", "HELD_FOR_REVIEW"]
 
 
 # --------------------------------------------------------------------------- receipts and keys

@@ -7,7 +7,8 @@ half-stored document behind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 
 from ..types import Document
 
@@ -39,3 +40,14 @@ LoadResult = Loaded | Skipped
 
 class LoadError(Exception):
     """A file cannot become a document; the message is the reason shown to the user."""
+
+
+def published_by(results: Iterable[LoadResult], publisher: str) -> Iterator[LoadResult]:
+    """Each result, a loaded document with `publisher` as its `publisher` metadata where its
+    own metadata names none: who the operator says published the documents of one ingest
+    (`ingest --publisher Digital.gov`), a name an attribution frame may use."""
+    for result in results:
+        if isinstance(result, Loaded) and not result.document.meta.get("publisher"):
+            meta = {**result.document.meta, "publisher": publisher}
+            result = replace(result, document=result.document.model_copy(update={"meta": meta}))
+        yield result

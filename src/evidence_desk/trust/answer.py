@@ -15,7 +15,10 @@ whole"). A sentence LEANS ON another when:
   is the speaker of the sentence before, which must cite the source that carries this one;
 * it opens with a time from the sentence before (`Decades later,`, `Years later,`, `A
   century later,`: `LATER`): the source that carries it must be dated that long after the
-  source that carries the sentence before (`LATER_REACH`, in years);
+  source that carries the sentence before (`LATER_REACH`, in years); a number of years
+  (`140 years later,`, at most 3 digits) must be the difference of the two sources' years,
+  or one less (the dates may fall less than a full year further apart), and only then is
+  the number a figure the sentence need not find in its passage (`checks.py`);
 * the source's next sentence is a short limit on what it carries (at most `LIMIT_WORDS`
   words opening with `But only if`, `Not yet`, `Unless`, ...: `LIMITS`): the next sentence
   of the answer must be carried by that limit, and it leans on that next sentence;
@@ -56,8 +59,8 @@ LIMITS = re.compile(
 )
 # How far after the sentence before's source a `... later` sentence's source is dated.
 LATER = re.compile(
-    r"^\W*(?P<span>years|decades|a\s+decade|a\s+century|centuries|a\s+generation|"
-    r"generations)\s+later\b",
+    r"^\W*(?:(?P<years>\d{1,3})\s+years|(?P<span>years|decades|a\s+decade|a\s+century|"
+    r"centuries|a\s+generation|generations))\s+later\b",
     re.IGNORECASE,
 )
 LATER_REACH = {
@@ -167,12 +170,21 @@ def _later(
     if m is None or finding.source_id is None:
         return None
     on.append(k)
-    lo, hi = LATER_REACH[" ".join(m["span"].lower().split())]
+    if m["years"] is not None:  # `140 years later` for sources of 1823 and 1963 (or 1964)
+        lo, hi = int(m["years"]), int(m["years"]) + 1
+    else:
+        lo, hi = LATER_REACH[" ".join(m["span"].lower().split())]
     then = _year(dates.get(before.source_id or ""))
     now = _year(dates.get(finding.source_id))
     if then is None or now is None or not lo <= now - then <= hi:
         return _LATER.format(lead=_lead(m.group(0)), sid=finding.source_id)
     return None
+
+
+def later_years(claim: DraftClaim) -> str | None:
+    """The number of a sentence that opens `140 years later,` as written, else None."""
+    m = LATER.match(strip_markers(claim.text))
+    return m["years"] if m is not None else None
 
 
 def _year(date: str | None) -> int | None:

@@ -32,13 +32,14 @@ For one claim (a sentence of the draft, see `claims.py`) against the run's sourc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from ..types import CitedSpan, ClaimAudit, ClaimChecks, Quote, Source, Tier, Verdict
-from .answer import leans
+from .answer import later_years, leans
 from .characters import hidden_characters
 from .claims import DraftClaim, split_claims, strip_markers
 from .grounding import Carrier, Finding, ground
@@ -257,9 +258,20 @@ def check_claims(
         )
         problems = tuple(p for p in (needs.problem, named) if p)
         grounding = checks.grounding + problems
-        update = {"grounding": grounding, "leans_on": needs.on}
+        update: dict[str, Any] = {"grounding": grounding, "leans_on": needs.on}
+        years = later_years(claim)
+        # `140 years later,`: `leans` found the sources that far apart, so the number is
+        # the answer's own arithmetic, not a figure of the passage (when the sentence
+        # writes no other figure so).
+        if years is not None and needs.on and needs.problem is None and _once(years, claim):
+            left = tuple(u for u in checks.unmatched_numbers if u != years)
+            update |= {"unmatched_numbers": left, "numbers_dates": not left}
         out.append(CheckedClaim(claim, checks.model_copy(update=update), quotes))
     return out
+
+
+def _once(number: str, claim: DraftClaim) -> bool:
+    return len(re.findall(rf"(?<![\d.,]){number}(?![\d.,]|\s*%)", claim.text)) == 1
 
 
 def check_draft(draft: str, sources: Mapping[str, EvidenceSource]) -> list[CheckedClaim]:

@@ -146,6 +146,11 @@ def _dated(sid: str, text: str, date: str | None) -> EvidenceSource:
         ("A century later", "2041-01-06", True),
         ("A century later", "1963-01-14", False),
         ("Decades later", None, False),  # an undated source is dated no time after
+        ("22 years later", "1963-01-14", True),  # the difference of the years
+        ("21 years later", "1963-01-14", True),  # or one less: the dates, not the years
+        ("20 years later", "1963-01-14", False),
+        ("23 years later", "1963-01-14", False),
+        ("22 years later", None, False),
     ],
 )
 def test_a_time_from_the_sentence_before_needs_the_sources_dated_so(
@@ -165,3 +170,25 @@ def test_a_time_from_the_sentence_before_needs_the_sources_dated_so(
     assert later.checks.passed == grounded, later.checks.grounding
     if not grounded:
         assert "not dated that long after" in later.checks.grounding[-1]
+    # a number of years is a figure no passage holds: once the dates bear it out, it is the
+    # answer's own arithmetic
+    number = lead.split()[0]
+    if number.isdigit():
+        assert later.checks.numbers_dates == grounded
+        assert later.checks.unmatched_numbers == (() if grounded else (number,))
+
+
+def test_a_number_of_years_is_checked_only_against_a_sentence_before() -> None:
+    sources = {
+        "S1": _dated("S1", S2_TEXT, "1941-01-06"),
+        "S2": _dated("S2", "We will cut taxes again next year.", "1963-01-14"),
+    }
+    said = 'SpeakerS2 said: "We will cut taxes again next year." [S2]'
+    [first] = check_draft(f"22 years later, {said}", sources)
+    assert not first.checks.passed and first.checks.unmatched_numbers == ("22",)
+    # the same number as a figure of the sentence too is not the answer's arithmetic alone
+    before = 'SpeakerS1 said: "The navy grew larger than ever before in our history." [S1]'
+    again = '"We will cut taxes again next year." [S2]'
+    draft = f"{before} 22 years later, SpeakerS2 said 22 times: {again}"
+    _, twice = check_draft(draft, sources)
+    assert "22" in twice.checks.unmatched_numbers

@@ -21,7 +21,9 @@ auditor may let through once the contract reads assertion in context):
 * `other_subject`: true quotes under their own frame, answering a question about someone
   or something else: another president (`What did Reagan say about taxes?` answered from
   Kennedy), another year of the same speaker, or a name from another article's title that
-  this one never uses. Every sentence is carried; only the question shows it false.
+  this one never uses. Every sentence is carried; only the question shows it false;
+* `wrong_years`: `A said "x" [S1]. 150 years later, B said "y" [S2].` where the two
+  sources are dated another number of years apart (the count the contract checks).
 """
 
 from __future__ import annotations
@@ -208,6 +210,25 @@ def other_subject(rng: random.Random, doc: DocView, pools: Pools) -> Case | None
     )
 
 
+def wrong_years(rng: random.Random, doc: DocView, pools: Pools) -> Case | None:
+    """Two true quotes, the second behind `N years later,` for a wrong N."""
+    d = pool_doc(rng, doc)
+    later = [
+        o
+        for o in _all_docs(d, pools)
+        if o.clean and o.doc.date and d.doc.date and int(o.year) - int(d.year) >= 3
+    ]
+    if not later or not d.clean:
+        return None
+    o = rng.choice(later)
+    gap = int(o.year) - int(d.year)
+    wrong = rng.choice([n for n in (gap - 3, gap - 2, gap + 2, gap + 5, gap + 10) if 0 < n < 1000])
+    x, y = rng.choice(d.clean), rng.choice(o.clean)
+    second = quoted(f"{wrong} years later, {o.last_name or 'the article'} said:", y.text, ("S2",))
+    answer = f"{quoted(said_frame(d, rng), x.text)} {second}"
+    return Case(ANSWER_LEVEL, "wrong_years", d.archive, answer, (d.doc_id, o.doc_id), (second,))
+
+
 KINDS: tuple[Kind, ...] = (
     relative_actor,
     pronoun_rebind,
@@ -215,4 +236,5 @@ KINDS: tuple[Kind, ...] = (
     next_condition,
     other_question,
     other_subject,
+    wrong_years,
 )

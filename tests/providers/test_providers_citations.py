@@ -110,15 +110,18 @@ def test_a_paraphrase_resting_on_its_citations_is_published_as_one(
     assert verified  # `receipt verify` re-derives the tier from the recorded spans
 
 
-def test_the_offline_auditor_never_publishes_a_paraphrase_on_the_answerers_spans(
+def test_the_offline_auditor_rests_a_paraphrase_on_its_own_span_not_the_answerers(
     make_desk: DeskFactory,
 ) -> None:
     model = Model("anthropic", {"answer": cited_paraphrase()})
     receipt, verified = ask(make_desk, model, auditor="offline")
     assert [role for role, _ in model.seen] == ["plan", "answer"]
     [claim] = receipt.claims
-    assert claim.spans == () and claim.spans_by == "" and claim.checks.tier is None
-    assert receipt.published_answer == "" and receipt.decision == Decision.HELD_FOR_REVIEW
+    sid = canal_id(receipt)
+    # its own cover sentence (`spans_by` empty), never the answerer's spans lent to it
+    assert claim.spans == (CitedSpan(source_id=sid, text=CANAL),) and claim.spans_by == ""
+    assert claim.auditor_verdict == Verdict.SUPPORTED and claim.checks.tier == "paraphrase"
+    assert receipt.decision == Decision.AUTO_CLEARED
     assert verified
 
 

@@ -48,7 +48,7 @@ from .grounding import (
     short,
 )
 from .lemmas import synonym, variant, verb_lemmas
-from .units import STOP, Metadata, Unit, read_units, tokens, vocabulary
+from .units import STOP, Metadata, Unit, fold, read_units, tokens, vocabulary
 
 MIN_SPAN_WORDS = 3
 MAX_PASSAGES = 3
@@ -121,6 +121,14 @@ _POLARITY = "its {kind} words ({mine}) are not those of the words it rests on in
 _SPEAKER = "it makes the speaker the subject of words {sid} does not say in the first person"
 _QUOTE_ELSEWHERE = "its quote {span} is not in the spans of {sid} it rests on"
 _QUOTES_ONLY = "it paraphrases nothing: a sentence of quotes is the contract's alone to carry"
+_POINTS = (
+    "it opens with “{word}”, which the words it rests on in {sid} do not open with: what it "
+    "points to is the writer's, not the source's"
+)
+# Words that point back: a paraphrase that opens with one names what the source said before
+# the spans only if the spans open with it too (`It can help` from `Science can help`). `He`
+# and `she` name a speaker, which the speaker rule checks (`_SPEAKER`, `answer.py`).
+_POINTING = frozenset(fold(w) for w in "this that these those such it they".split())
 _APART = "the spans it rests on are not in consecutive sentences of {sid}"
 _ORDER = "its numbers are not in the order of the words it rests on in {sid}"
 _DISCLAIMED = "{sid} negates or disclaims the words it rests on, right before or after them"
@@ -245,8 +253,11 @@ def _judge(
     readings = [reading.units]
     if reading.first_person is not None:
         readings.append(reading.first_person)
+    # The sentence's opening word as written (the first-person reading may read it away).
+    said = _sentence(claim, reading.units).words
+    opening = said[0] if said else ""
     outcomes = [_against(claim, carrier, window, spans, units, bool(reading.event_years),
-                         reading.event_years) for units in readings]  # fmt: skip
+                         reading.event_years, opening) for units in readings]  # fmt: skip
     return next((o for o in outcomes if o.grounded), outcomes[0])
 
 
@@ -258,6 +269,7 @@ def _against(
     units: Sequence[Unit],
     dated: bool,
     years: frozenset[str],
+    opening: str,
 ) -> Rest:
     sid, text = carrier.source_id, carrier.stored.text
     meta = carrier.metadata
@@ -283,6 +295,10 @@ def _against(
         stretches.append(_widen(words, ks, used[0], used[-1], sentence))
     if problems:
         return Rest(tuple(problems))
+    if opening in _POINTING and not any(
+        ks and words.toks[ks[0]].word == opening for ks in span_toks
+    ):
+        problems.append(_POINTS.format(word=opening, sid=sid))
     stretch_words = [words.toks[k].word for f, last in stretches for k in range(f, last + 1)]
     polarity, kept = _polarity(sentence.words, stretch_words, sid)
     problems.extend(polarity)

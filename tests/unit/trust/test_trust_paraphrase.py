@@ -124,6 +124,11 @@ GROUNDED = [
         "Roosevelt asked Congress to pass the farm bill [S1].",
         ("I asked Congress to pass the farm bill",),
     ),
+    # a pointing word the spans open with too
+    (
+        "It will not be doubted, Roosevelt said, that farming is of primary importance [S1].",
+        ("It will not be doubted that agriculture is of primary importance",),
+    ),
     # a quoted list: its quotes need not come from consecutive sentences
     (
         'Roosevelt made two points: first, "The first is freedom of speech and expression"; '
@@ -306,6 +311,17 @@ HELD = [
         "In 1941, the mail was carried 85,700 miles [S1].",
         ("the mail was carried 85,700 miles",),
         "another year",
+    ),
+    # a pointing word the spans do not open with: what it names is the writer's choice
+    (
+        "It can raise taxes on imported steel [S1].",
+        ("the Congress can raise taxes on imported steel",),
+        "points to is the writer's",
+    ),
+    (
+        "They may raise small sums by tariffs [S1].",
+        ("The states may raise only small sums by tariffs",),
+        "points to is the writer's",
     ),
 ]
 

@@ -295,10 +295,16 @@ def _against(
         stretches.append(_widen(words, ks, used[0], used[-1], sentence))
     if problems:
         return Rest(tuple(problems))
-    if opening in _POINTING and not any(
-        ks and words.toks[ks[0]].word == opening for ks in span_toks
-    ):
-        problems.append(_POINTS.format(word=opening, sid=sid))
+    if opening in _POINTING:
+        # The stretch it rests on then opens with that word too, so that the answer as a
+        # whole reads it as pointing back (`answer.py`: the sentence before must be what
+        # the source says just before it).
+        f, last = stretches[0]
+        ks = next((ks for ks in span_toks if ks and ks[0] <= f <= ks[-1]), [])
+        if ks and words.toks[ks[0]].word == opening:
+            stretches[0] = (ks[0], last)
+        else:
+            problems.append(_POINTS.format(word=opening, sid=sid))
     stretch_words = [words.toks[k].word for f, last in stretches for k in range(f, last + 1)]
     polarity, kept = _polarity(sentence.words, stretch_words, sid)
     problems.extend(polarity)

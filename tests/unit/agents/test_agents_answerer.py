@@ -149,6 +149,19 @@ def test_boilerplate_openings_lose_to_content() -> None:
     assert "New Orleans" in draft and "Fellow citizens" not in draft
 
 
+def test_a_heading_that_repeats_the_title_is_never_quoted() -> None:
+    title = "National Contact Center's Text Message Program"
+    text = (
+        f"The {title}\n\nThe text message program began in early 2010, with input from other "
+        "contact centers on their use of text messages."
+    )
+    plan = Plan(subquestions=(), queries=("text message program",), key_terms=("text", "program"))
+    answerer = OfflineAnswerer(BagOfWordsEmbedder())
+    draft = answerer.answer("program?", plan, [source_from_text(text, title=title)]).text
+    assert "began in early 2010" in draft
+    assert f'"The {title}"' not in draft and draft.count(title) <= 1  # the frame's alone
+
+
 def test_frame_uses_title_and_year_only() -> None:
     source = source_from_text("Some text.", title='The "Big" Speech?')
     assert frame(source) == "The Big Speech (1941)"

@@ -260,6 +260,16 @@ def dating(source: Source, quote: str) -> str:
     return "full" if relative_windows(quote, source.date) else "year"
 
 
+def _is_title(quote: str, source: Source) -> bool:
+    """A quote of the source's own heading (its title, an article before it or not): it
+    tells a reader nothing its frame does not."""
+
+    def bare(text: str) -> list[str]:
+        return [w for w in words(text) if w not in ("the", "a", "an")]
+
+    return bool(source.title) and bare(quote) == bare(source.title)
+
+
 def claim_text(source: Source, quote: str) -> str:
     """One claim sentence with the title frame: the source's title and its date
     (`dating`), the verbatim quote in double quotes, the marker. The frame of a source
@@ -379,7 +389,9 @@ class OfflineAnswerer:
         usable = [
             (s, clean(collapse(q).rstrip(_TRAILING)))
             for s, q in quotes
-            if q is not None and eligible(q, by_id[s.source_id], sq, self._reach)
+            if q is not None
+            and eligible(q, by_id[s.source_id], sq, self._reach)
+            and not _is_title(q, by_id[s.source_id])
         ]
         top = max((s.passage_score for s, _ in usable), default=0.0)
         total = sum(idf(t) for t in terms)

@@ -35,13 +35,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .agents.base import Advice, Auditor, ClaimToAudit, ModelUsage, RunBudget
-from .agents.offline.docdates import relative_windows
 from .archive.chunking import chunk
 from .errors import DeskError
 from .judgment import QuestionReader, judge
 from .retrieval.coverage import ArchiveStats, SubjectRule, dated_in, unanswered
 from .runs.selection import source_of
-from .runs.stages import reach_windows
+from .runs.stages import reach_windows, text_dates_into
 from .settings import Settings
 from .store.sqlite import ArchiveStore
 from .trust.checks import CheckedClaim
@@ -273,9 +272,7 @@ def reaching(reach_days: int) -> Callable[[Source, TimeWindow], bool]:
             return True
         tails = reach_windows([window], reach_days)
         return any(dated_in(source, t) for t in tails) and any(
-            window.start[:10] <= r.start[:10] and r.end[:10] <= window.end[:10]
-            for p in source.passages
-            for r in relative_windows(p.text, source.date)
+            text_dates_into(p.text, source.date, [window]) for p in source.passages
         )
 
     return dates

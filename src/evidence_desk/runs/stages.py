@@ -170,9 +170,15 @@ def reach_windows(windows: Sequence[TimeWindow], reach_days: int) -> list[TimeWi
 def dates_into(hit: Hit, windows: Sequence[TimeWindow]) -> bool:
     """True when a sentence of the hit's passage, read against its document's date, dates
     what it says inside one of `windows`."""
+    return text_dates_into(hit.passage.text, hit.doc_date, windows)
+
+
+def text_dates_into(text: str, doc_date: str | None, windows: Sequence[TimeWindow]) -> bool:
+    """True when a sentence of `text`, read against `doc_date`, dates what it says inside
+    one of `windows`."""
     return any(
-        w.start <= r.start[:10] and r.end[:10] <= w.end
-        for r in relative_windows(hit.passage.text, hit.doc_date)
+        w.start[:10] <= r.start[:10] and r.end[:10] <= w.end[:10]
+        for r in relative_windows(text, doc_date)
         for w in windows
     )
 

@@ -17,6 +17,8 @@ one of which puts a run OUTSIDE_COVERAGE:
    score blends the dense cosine between question and passage with the IDF-weighted share of
    the question's key terms the passage contains:
    `score = DENSE_WEIGHT * cosine + (1 - DENSE_WEIGHT) * key_term_share`.
+   A key term the passage holds only as a WordNet synonym ("founding" for "establishing")
+   counts `SYNONYM_CREDIT` of its weight, in a passage that holds another key term itself.
    The floor and the subject rule's thresholds are calibrated on data from two archives;
    see `docs/calibration.md` and `bench/calibrate_coverage.py`.
 """
@@ -30,6 +32,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ..textutil import content_terms, stem, stem_terms, term_in, unique, words
+from ..trust.lemmas import senses
+from ..trust.units import fold
 from ..types import Coverage, Hit, Plan, Source, TimeWindow
 from .subject import (
     NAME_SPAN_EXTRA,
@@ -44,6 +48,8 @@ from .subject import (
 )
 
 DENSE_WEIGHT = 0.5
+# A key term the passage holds only as a synonym counts this much of its weight.
+SYNONYM_CREDIT = 0.5
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,31 @@ def key_term_share(
     if total <= 0:
         return 1.0
     return sum(weights[t] for t in terms if t in text_terms) / total
+
+
+def synonym_share(
+    terms: Sequence[str],
+    weights: Mapping[str, float],
+    text_terms: set[str],
+    term_senses: Mapping[str, frozenset[tuple[str, str]]],
+    text_senses: frozenset[tuple[str, str]],
+) -> float:
+    """The IDF-weighted share of `terms` that a text holds only as a synonym (a WordNet
+    sense of one of its words, `trust.lemmas.senses`), when it holds at least one of the
+    terms itself: a reader who asks about "founding" an academy is answered by a passage
+    on "establishing" one, but synonyms alone never make a passage about the question."""
+    total = sum(weights[t] for t in terms)
+    if total <= 0 or not any(t in text_terms for t in terms):
+        return 0.0
+    found = [
+        t for t in terms if t not in text_terms and term_senses.get(t, frozenset()) & text_senses
+    ]
+    return sum(weights[t] for t in found) / total
+
+
+def text_senses(text: str) -> frozenset[tuple[str, str]]:
+    """Every WordNet sense of the words of `text`."""
+    return frozenset().union(*(senses(fold(w)) for w in set(words(text))))
 
 
 def evidence_score(dense: float | None, share: float) -> float:
@@ -202,6 +233,8 @@ def assess(
     n = max(stats.num_passages, 1)
     weights = {t: idf(stats.doc_freq(t), n) for t in terms}
 
+    surface = {stem(t.lower()): t.lower() for t in plan.key_terms}
+    term_senses = {t: senses(fold(surface.get(t, t))) for t in terms}
     dense_by_id = {h.passage.id: h.dense_score for h in hits}
     scores: dict[str, float] = {}
     for src in sources:
@@ -209,6 +242,11 @@ def assess(
         for p in src.passages:
             p_terms = set(content_terms(p.text)) | title_terms
             share = key_term_share(terms, weights, p_terms)
+            if share < 1.0:
+                shared = synonym_share(
+                    terms, weights, p_terms, term_senses, text_senses(f"{p.text} {src.title}")
+                )
+                share += SYNONYM_CREDIT * shared
             scores[p.id] = round(evidence_score(dense_by_id.get(p.id), share), 6)
 
     missing, never = missing_subject_terms(

@@ -115,6 +115,13 @@ def _synsets(word: str) -> frozenset[tuple[str, str]]:
     return frozenset(s for form in forms for s in senses.get(form, ()))
 
 
+def senses(word: str) -> frozenset[tuple[str, str]]:
+    """The WordNet senses of a folded content word (its first `SYNONYM_SENSES` in each part
+    of speech, its verb lemmas' too): two words sharing one are synonyms. None for a stop
+    word. Coverage reads them to credit a reader's synonym (`retrieval/coverage.py`)."""
+    return frozenset() if word in STOP else _synsets(word)
+
+
 def synonym(a: str, b: str, protected: frozenset[str] = frozenset()) -> bool:
     """`a` and `b` (folded content words) are variants, or share a common WordNet sense; a
     `protected` or stop word is only ever itself."""

@@ -213,8 +213,12 @@ def test_a_candidate_the_gate_would_refuse_is_passed_over() -> None:
         ("What act did Congress pass in 1964?", "law"),
         ("Who would lead the war on fraud?", "name"),
         ("Which treaty ended the war?", "name"),
-        ("How much money was proposed for hydrogen cars?", "number"),
-        ("When did GSA say it would enforce HTTPS?", "number"),
+        ("How much money was proposed for hydrogen cars?", "quantity"),
+        ("When did GSA say it would enforce HTTPS?", "date"),
+        ("In what year, and by when, was it due?", "date"),
+        ("How was the code delivered when they were introduced in 2015?", None),
+        ("What volunteer organization did Kennedy propose?", "name"),
+        ("What did the nation gain from the treaty?", None),
         ("What is the Federal Election Commission's first API called?", "name"),
         ("What did the president say about gold in California?", None),
         ("What was called for in the address?", None),
@@ -231,9 +235,14 @@ def test_expected_answer_names_the_kind_a_question_asks_for(question: str, kind:
         ("I signed the Freedom of Information Act into law.", "law", True),
         ("We have written a bill to stop it all.", "law", False),
         ("Surprise medical bills [from; White House correction] were stopped.", "law", False),
-        ("Tonight I propose $1.2 billion in research funding.", "number", True),
-        ("It will be done within a decade.", "number", True),
-        ("Read 18F's blog post on preloading.", "number", False),
+        ("Tonight I propose $1.2 billion in research funding.", "quantity", True),
+        ("It will be done within a decade.", "quantity", True),
+        ("Read 18F's blog post on preloading.", "quantity", False),
+        ("Aidan has helped customers since December 2019.", "quantity", False),  # a year
+        ("Aidan has reached over 2.6 million customers.", "quantity", True),
+        ("GSA plans the change in the spring of 2017.", "date", True),
+        ("The registrar writes in 30 days.", "date", True),
+        ("GSA plans the change soon, this year.", "date", False),
         ("the war on fraud to be led by our great Vice President", "name", True),
         ("the war on fraud will be led by someone", "name", False),
         ("OpenFEC is the most recent step toward a new website.", "name", True),
@@ -268,3 +277,52 @@ def test_a_question_for_a_law_is_answered_with_the_sentence_that_names_it() -> N
     # Asked without wanting a name, the lower-scoring sentence stays out.
     plain = answerer.answer("What about surprise resort fees?", FEE_PLAN, [source_from_text(FEES)])
     assert "Junk Fee Prevention Act" not in plain.text
+
+
+def test_a_name_the_question_already_holds_is_no_answer() -> None:
+    question = "What is the Federal Election Commission's first API called?"
+    assert not holds_answer_type(
+        "We worked with the Federal Election Commission.", "name", question
+    )
+    assert holds_answer_type("It is called OpenFEC, and it is new.", "name", question)
+
+
+HTTPS = (
+    "This year, GSA will start enforcing HTTPS for newly issued executive branch domains. "
+    "Agencies need do no work to comply with the enforcing of HTTPS on these domains. "
+    "Browsers will strictly enforce HTTPS on every newly issued domain. "
+    "Q: Will every newly issued domain enforce HTTPS for the agencies? "
+    "The registry sends notices to its customers about the change. "
+    "GSA plans to introduce this change in the spring of 2017. "
+    "In June 2015, the White House asked web services to support a secure connection."
+)
+HTTPS_PLAN = Plan(
+    subquestions=(),
+    queries=("GSA enforcing HTTPS newly issued domains",),
+    key_terms=("gsa", "start", "enforcing", "https", "newly", "issued", "domains"),
+)
+
+
+def test_an_answer_reads_on_in_its_source_for_the_kind_of_answer_asked_for() -> None:
+    """ "When ...?" best matched by a sentence that gives no time: the answer quotes the
+    sentence of the same document that does, though it shares few of the question's words
+    and lies beyond the candidates ranked by words (two, here)."""
+    answerer = OfflineAnswerer(BagOfWordsEmbedder(), dense_candidates=2)
+    question = "When will GSA start enforcing HTTPS for newly issued domains?"
+    draft = answerer.answer(question, HTTPS_PLAN, [source_from_text(HTTPS)]).text
+    quotes = [q for c in split_claims(draft) for q in c.quotes]
+    assert quotes[0].startswith("This year, GSA will start enforcing HTTPS")
+    assert any("in the spring of 2017" in q for q in quotes)
+
+
+def test_a_question_or_a_lead_in_is_no_answer() -> None:
+    text = (
+        "Q: Will GSA enforce HTTPS on every newly issued executive branch domain?\n\n"
+        "In the guidance on newly issued executive branch domains, GSA will list:\n\n"
+        "GSA said it will enforce HTTPS on new domains."
+    )
+    plan = Plan(subquestions=(), queries=("q",), key_terms=("gsa", "enforce", "https", "domains"))
+    question = "Will GSA enforce HTTPS on newly issued executive branch domains?"
+    draft = OfflineAnswerer(BagOfWordsEmbedder()).answer(question, plan, [source_from_text(text)])
+    quotes = [q for c in split_claims(draft.text) for q in c.quotes]
+    assert quotes == ["GSA said it will enforce HTTPS on new domains"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from evidence_desk.retrieval.coverage import (
     ArchiveStats,
     SubjectRule,
@@ -9,8 +11,11 @@ from evidence_desk.retrieval.coverage import (
     capitalised_words,
     evidence_score,
     key_term_share,
+    synonym_share,
+    text_senses,
     unanswered,
 )
+from evidence_desk.trust import lemmas
 from evidence_desk.types import Hit, Passage, Plan, ScoredPassage, Source, SubQuestion, TimeWindow
 
 TEXT = "The banks of the nation were closed, and the banking crisis deepened through the winter."
@@ -213,3 +218,29 @@ def test_a_question_naming_the_document_s_id_is_about_it() -> None:
 
 def test_nothing_carried_is_left_to_the_gate() -> None:
     assert unanswered("What did Kennedy say?", plan((), (W1963,)), [], stats({}), RULE) is None
+
+
+UNIVERSITY = "I have proposed the expediency of establishing a national university."
+
+
+def test_a_reader_s_synonym_earns_half_its_weight_beside_a_term_of_the_question(
+    wordnet: None,
+) -> None:
+    """ "Founding" a university is "establishing" one; synonyms alone prove nothing."""
+    weights = {"found": 1.0, "univers": 1.0}
+    senses = {"found": lemmas.senses("founding")}
+    held = text_senses(UNIVERSITY)
+    assert synonym_share(["found", "univers"], weights, {"univers"}, senses, held) == 0.5
+    # Without the question's own "university", "establishing" earns nothing.
+    assert synonym_share(["found"], {"found": 1.0}, {"establish"}, senses, held) == 0.0
+    assert synonym_share([], {}, set(), senses, held) == 0.0
+    found, _ = assess(
+        plan(("founding", "university")),
+        [hit(0.30, UNIVERSITY)],
+        [source(UNIVERSITY)],
+        stats({}),
+        floor=0.4,
+        rare_term_max_df=0.01,
+    )
+    # 0.5 * 0.30 + 0.5 * (1 + 0.5 * 1) / 2: "university" itself, "founding" as a synonym.
+    assert found.score == pytest.approx(0.525)

@@ -130,6 +130,12 @@ def test_synonyms_share_a_common_wordnet_sense(wordnet: None) -> None:
     assert not synonym("nation", "country", frozenset({"nation"}))
 
 
+def test_a_word_s_senses_are_what_synonyms_share(wordnet: None) -> None:
+    assert lemmas.senses("found") & lemmas.senses("establishing")  # a verb's form too
+    assert not lemmas.senses("found") & lemmas.senses("university")
+    assert lemmas.senses("the") == frozenset()  # a stop word has none
+
+
 @pytest.fixture
 def index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     """WordNet read from `tmp_path` alone (its caches cleared before and after)."""

@@ -27,7 +27,6 @@ run.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -59,16 +58,22 @@ _BOILERPLATE = re.compile(
     re.I,
 )
 _TRAILING = ".,;:"
-_WANTS_NUMBER = re.compile(
-    r"\b(?:how\s+(?:many|much|long|far|old|large|big|high)|when|what\s+(?:share|percent|"
-    r"percentage|proportion|fraction|number|amount|year|date|sum|cost|price))\b",
+_WANTS_QUANTITY = re.compile(
+    r"\b(?:how\s+(?:many|much|long|far|old|large|big|high)|what\s+(?:share|percent|"
+    r"percentage|proportion|fraction|number|amount|sum|cost|price))\b",
     re.I,
 )
+# "When ...?", "... and when ...?", "by when": not "when they were introduced" inside one.
+_WANTS_DATE = re.compile(
+    r"(?:^\W*|,\s*|\band\s+|\bby\s+)when\b|\bwhat\s+(?:year|date|day|month)\b", re.I
+)
 _WANTS_LAW = re.compile(r"^\W*(?:which|what)\s+(?:bill|act|law|legislation)\b", re.I)
+# Up to two words before the thing named: "What volunteer organization ...".
 _WANTS_NAME = re.compile(
-    r"^\W*(?:who\b|(?:which|what)\s+(?:treaty|program|programme|organization|agency|department|"
-    r"country|nation|state|city|team|person|company|party|doctrine|corps)\b|"
-    r"what\s+(?:is|was|are|were)\b[^?]*\b(?:called|named)\W*$)",
+    r"^\W*(?:who\b|(?:which|what)\s+(?:(?!(?:did|do|does|is|was|are|were|has|have|had|will|"
+    r"would|can|could|should|may|might|must)\b)[a-z]+\s+){0,2}?(?:treaty|program|programme|"
+    r"organization|organisation|agency|department|country|nation|state|city|team|person|"
+    r"company|party|doctrine|corps)\b|what\s+(?:is|was|are|were)\b[^?]*\b(?:called|named)\W*$)",
     re.I,
 )
 # A number stands alone: "18F" (a team's name) holds none.
@@ -76,6 +81,16 @@ _NUMBER = re.compile(
     r"(?<!\w)\d(?:[\d,.]*\d)?(?:st|nd|rd|th|s)?(?!\w)|\b(?:one|two|three|four|five|six|"
     r"seven|eight|nine|ten|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|trillion|half|quarter|decade|percent)\b",
     re.I,
+)
+# A year standing alone ("in 2019", "December 2019") counts a time, not a quantity.
+_YEAR = re.compile(r"^(?:1[5-9]|20)\d\d$")
+_MONTHS = "January February March April May June July August September October November December"
+# A time a sentence gives: a year, a month, a season of a year, or a span from now.
+_DATE = re.compile(
+    r"(?<!\w)(?:1[5-9]|20)\d\d(?!\w)|\b(?:" + "|".join(_MONTHS.split()) + r")\b|"
+    r"\b(?:spring|summer|autumn|fall|winter)\s+of\b|"
+    r"\b(?:within|in|by|after|before)\s+(?:\d+|a|an|one|two|three|four|five|six|ten|the\s+next)"
+    r"\s+(?:days?|weeks?|months?|years?|decades?)\b"
 )
 # Quotation marks (`trust/claims.py`), and a single mark unless it sits between two letters
 # (an apostrophe: nation's).
@@ -93,12 +108,14 @@ _LAW_NAME = re.compile(
 
 
 def expected_answer(question: str) -> str | None:
-    """What a question asks for: "number" (how many, when, what share ...), "law" (which
-    bill, act or law), "name" (who, which treaty ...) or None. A
-    sentence that holds that kind of answer scores a little higher, and an answer quotes
-    one whenever a candidate above the floor holds it (`OfflineAnswerer._pick`)."""
-    if _WANTS_NUMBER.search(question):
-        return "number"
+    """What a question asks for: "quantity" (how many, how much, what share ...), "date"
+    (when, what year ...), "law" (which bill, act or law), "name" (who, which treaty ...)
+    or None. A sentence that holds that kind of answer scores a little higher, and an
+    answer quotes one whenever a candidate above the floor holds it (`OfflineAnswerer._pick`)."""
+    if _WANTS_QUANTITY.search(question):
+        return "quantity"
+    if _WANTS_DATE.search(question):
+        return "date"
     if _WANTS_LAW.search(question):
         return "law"
     if _WANTS_NAME.search(question):
@@ -106,13 +123,22 @@ def expected_answer(question: str) -> str | None:
     return None
 
 
-def holds_answer_type(sentence: str, kind: str | None) -> bool:
-    if kind == "number":
-        return _NUMBER.search(sentence) is not None
+def holds_answer_type(sentence: str, kind: str | None, question: str = "") -> bool:
+    """True when `sentence` holds the kind of answer `question` asks for: a quantity (a
+    number that is not a year), a date, the name of a law, or a name with a word the
+    question does not use (its answer, not an echo of what it asks about)."""
+    if kind == "quantity":
+        return any(not _YEAR.match(m.group(0)) for m in _NUMBER.finditer(sentence))
+    if kind == "date":
+        return _DATE.search(sentence) is not None
     if kind == "law":
         return _LAW_NAME.search(sentence) is not None
     if kind == "name":
-        return _PROPER_NAME.search(sentence) is not None
+        asked = {w.lower() for w in re.findall(r"\w+", question)}
+        return any(
+            any(w.lower() not in asked for w in re.findall(r"\w+", m.group(0)))
+            for m in _PROPER_NAME.finditer(sentence)
+        )
     return False
 
 
@@ -126,11 +152,13 @@ class Weights:
     short_penalty: float = 0.3
     long_penalty: float = 0.15
     boilerplate_penalty: float = 0.3
+    open_penalty: float = 0.3
     min_score: float = 0.35
     min_score_no_terms: float = 0.25
     second_ratio: float = 0.85
     dense_margin: float = 0.3
     answer_type: float = 0.08
+    typed_candidates: int = 8
 
 
 @dataclass(frozen=True)
@@ -356,19 +384,18 @@ class OfflineAnswerer:
         evidence = {s.id: EvidenceSource.from_passages(s) for s in sources}
         writer = _Writer(by_id, {s.id: voice(s, sources) for s in sources}, evidence)
         subs = plan.subquestions or (SubQuestion(text=question),)
-        pools = [self._candidates(sq, plan, sentences, by_id, idf) for sq in subs]
+        kind = expected_answer(question)
+        pools = [self._candidates(sq, plan, sentences, by_id, idf, kind, question) for sq in subs]
 
         def accept(c: _Candidate) -> bool:
             return writer.claim(c) is not None
 
-        dense = self._dense(subs, pools)
+        dense = self._dense(subs, pools, kind, question)
         used: set[tuple[str, int]] = set()
         paragraphs: list[str] = []
         for i, (terms, pool) in enumerate(pools):
-            single = len(pools) == 1
-            most = 3 if single else 2
-            kind = expected_answer(question)
-            picks = self._pick(i, terms, pool, dense, used, most, kind, accept, complete=single)
+            most = 3 if len(pools) == 1 else 2
+            picks = self._pick(i, terms, pool, dense, used, most, (kind, question), accept)
             paragraph = writer.paragraph(picks)
             if paragraph:
                 paragraphs.append(paragraph)
@@ -381,8 +408,12 @@ class OfflineAnswerer:
         sentences: Sequence[EvidenceSentence],
         by_id: dict[str, Source],
         idf: Idf,
+        kind: str | None = None,
+        question: str = "",
     ) -> tuple[list[str], list[_Candidate]]:
-        """(query terms, the best lexical candidates) for one sub-question."""
+        """(query terms, candidates) for one sub-question: the best lexical ones, and when
+        the question asks for a kind of answer, the best `typed_candidates` of the others
+        that hold one (the sentence that answers "when" may share few of its words)."""
         terms = query_terms(sq, plan)
         # The quote, not the whole sentence, must carry a relative date: it is what is shown.
         quotes = [(s, quotable(s.text)) for s in sentences]
@@ -403,19 +434,30 @@ class OfflineAnswerer:
         pool.sort(
             key=lambda c: (-(c.lexical + 0.3 * c.retrieval), c.sentence.source_id, c.sentence.order)
         )
-        return terms, pool[: self._k]
+        typed = [c for c in pool[self._k :] if holds_answer_type(c.quote, kind, question)]
+        return terms, pool[: self._k] + typed[: self._w.typed_candidates]
 
     def _dense(
-        self, subs: Sequence[SubQuestion], pools: Sequence[tuple[list[str], list[_Candidate]]]
+        self,
+        subs: Sequence[SubQuestion],
+        pools: Sequence[tuple[list[str], list[_Candidate]]],
+        kind: str | None = None,
+        question: str = "",
     ) -> dict[str, float]:
         """Cosine of candidates to their sub-question, keyed by "<sq index>|<text>".
 
-        Only candidates within `dense_margin` of their pool's best lexical score are
-        embedded (all of them in one batch): the others cannot win on similarity alone.
+        Only candidates within `dense_margin` of their pool's best lexical score, and those
+        holding the kind of answer asked for, are embedded (all of them in one batch): the
+        others cannot win on similarity alone.
         """
         margin = self._w.dense_margin
         chosen = [
-            [c for c in pool if c.lexical >= max(x.lexical for x in pool) - margin]
+            [
+                c
+                for c in pool
+                if c.lexical >= max(x.lexical for x in pool) - margin
+                or holds_answer_type(c.quote, kind, question)
+            ]
             for _, pool in pools
         ]
         if not any(chosen):
@@ -430,10 +472,12 @@ class OfflineAnswerer:
                 out[f"{i}|{c.quote}"] = float(vectors[index[c.quote]] @ q)
         return out
 
-    def _score(self, c: _Candidate, dense: float, kind: str | None = None) -> float:
+    def _score(
+        self, c: _Candidate, dense: float, kind: str | None = None, question: str = ""
+    ) -> float:
         w = self._w
         score = w.lexical * c.lexical + w.dense * max(dense, 0.0) + w.retrieval * c.retrieval
-        if holds_answer_type(c.quote, kind):
+        if holds_answer_type(c.quote, kind, question):
             score += w.answer_type
         n = len(c.quote.split())
         if n < 6:
@@ -442,6 +486,8 @@ class OfflineAnswerer:
             score -= w.long_penalty
         if _BOILERPLATE.match(c.quote):
             score -= w.boilerplate_penalty
+        if c.sentence.text.rstrip().endswith(("?", ":")):
+            score -= w.open_penalty  # a question, or a lead-in to what follows: no answer
         return score
 
     def _pick(
@@ -452,20 +498,22 @@ class OfflineAnswerer:
         dense: dict[str, float],
         used: set[tuple[str, int]],
         max_picks: int,
-        kind: str | None,
+        asked: tuple[str | None, str],
         accept: Callable[[_Candidate], bool],
-        complete: bool = True,
     ) -> list[_Candidate]:
         """The best candidates of sub-question `index` above the floor, not quoted before
         and accepted by the gate's checks: the best one, and up to `max_picks - 1` more that
         score nearly as well.
 
-        With `complete`, when the question asks for a kind of answer (`expected_answer`)
-        and no pick holds one, the best candidate above the floor that does is quoted too:
-        "Which bill ...?" answered by "We're going to ban surprise resort fees" alone names
-        no bill; the sentence naming the Act is the answer."""
+        `asked` is (the kind of answer the question asks for, the question). When it asks
+        for one (`expected_answer`) and no pick holds one, the best candidate above the
+        floor that does is quoted too, one of the best pick's own source first (the answer
+        read on in the document that answers): "Which bill ...?" answered by "We're going
+        to ban surprise resort fees" alone names no bill; the sentence naming the Act is the
+        answer."""
+        kind, question = asked
         scored = [
-            (self._score(c, dense.get(f"{index}|{c.quote}", 0.0), kind), c)
+            (self._score(c, dense.get(f"{index}|{c.quote}", 0.0), kind, question), c)
             for c in pool
             if (c.sentence.source_id, c.sentence.order) not in used
         ]
@@ -477,26 +525,24 @@ class OfflineAnswerer:
             return []
         best_score, best = first
         picks = [best]
-        rest: list[tuple[float, _Candidate]] = []
         for score, c in ranked:
             if len(picks) == max_picks or score < self._w.second_ratio * best_score:
-                rest.append((score, c))
                 break
             if score >= floor and not any(_near_duplicate(c, p) for p in picks):
                 picks.append(c)
-        if complete and kind and not any(holds_answer_type(c.quote, kind) for c in picks):
-            typed = next(
-                (
-                    c
-                    for score, c in itertools.chain(rest, ranked)
-                    if score >= floor
-                    and holds_answer_type(c.quote, kind)
-                    and not any(_near_duplicate(c, p) for p in picks)
-                ),
-                None,
-            )
-            if typed is not None:
-                picks.append(typed)
+        if kind and not any(holds_answer_type(c.quote, kind, question) for c in picks):
+            typed = [
+                c
+                for score, c in scored
+                if score >= floor
+                and c not in picks
+                and holds_answer_type(c.quote, kind, question)
+                and not any(_near_duplicate(c, p) for p in picks)
+            ]
+            typed.sort(key=lambda c: c.sentence.source_id != best.sentence.source_id)  # stable
+            found = next((c for c in typed if accept(c)), None)
+            if found is not None:
+                picks.append(found)
         for c in picks:
             used.add((c.sentence.source_id, c.sentence.order))
         return sorted(picks, key=lambda c: (_number(c.sentence.source_id), c.sentence.order))

@@ -34,9 +34,17 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from evidence_desk.agents.base import ArchiveProfile
+from evidence_desk.agents.offline.planner import OfflinePlanner
 from evidence_desk.archive.chunking import chunk
+from evidence_desk.archive.entities import entities_from_documents
 from evidence_desk.archive.loaders.common import build_document, normalise_newlines
 from evidence_desk.desk import Desk
+from evidence_desk.drafts import question_reader
+from evidence_desk.judgment import QuestionReader
+from evidence_desk.retrieval.coverage import ArchiveStats, SubjectRule
+from evidence_desk.retrieval.days import day_numbers
+from evidence_desk.retrieval.lexical import LexicalIndex
 from evidence_desk.settings import Settings
 from evidence_desk.testing import archives
 from evidence_desk.textutil import sentence_spans
@@ -314,6 +322,37 @@ def memory_documents(ids: Sequence[str]) -> list[Document]:
         )
         for r in sotu_records(ids)
     ]
+
+
+def memory_reader(views: Sequence[DocView], settings: Settings, folder: Path) -> QuestionReader:
+    """`Desk.question_reader` over documents held in memory: their passages indexed in
+    `folder` for the archive's term counts, their metadata for the planner's names."""
+    passages = [(p, v.doc) for v in views for p in v.passages]
+    lexical = LexicalIndex.build(
+        folder,
+        [p.text for p, _ in passages],
+        [d.title for _, d in passages],
+        day_numbers(d.date for _, d in passages),
+    )
+    dates = sorted((v.doc.date or "")[:10] for v in views if v.doc.date)
+    profile = ArchiveProfile(
+        min_date=dates[0] if dates else None,
+        max_date=dates[-1] if dates else None,
+        entities=entities_from_documents([v.doc for v in views]),
+    )
+    stats = ArchiveStats(
+        num_passages=len(passages),
+        doc_freq=lexical.doc_freq,
+        phrase_freq=lexical.phrase_freq,
+        docs_in_window=lambda w: sum(w.start[:10] <= d <= w.end[:10] for d in dates),
+    )
+    planner = OfflinePlanner()
+    return question_reader(
+        lambda q: planner.plan(q, profile),
+        stats,
+        SubjectRule(settings.rare_term_max_df, settings.common_zipf),
+        settings.relative_date_reach_days,
+    )
 
 
 class MemoryStore:

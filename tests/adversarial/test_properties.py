@@ -12,14 +12,16 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from evidence_desk.judgment import QuestionReader
 from evidence_desk.settings import Settings
 from evidence_desk.types import GatePolicy
 
 from .cases import Case
-from .corpus import SOTU, DocView, MemoryStore, memory_documents, view
+from .corpus import SOTU, DocView, MemoryStore, memory_documents, memory_reader, view
 from .hostile import FAMILIES
 from .judge import SupportedAuditor, run
 
@@ -32,6 +34,12 @@ STORE = MemoryStore(DOCS)
 VIEWS = {d.doc_id: view(SOTU, d, SETTINGS.passage_words, SETTINGS.passage_max_words) for d in DOCS}
 POOLS: dict[str, list[DocView]] = {SOTU: list(VIEWS.values())}
 AUDITOR = SupportedAuditor()
+
+
+@pytest.fixture(scope="module")
+def reads(tmp_path_factory: pytest.TempPathFactory) -> QuestionReader:
+    """The questions read as `check` reads them, over these three addresses."""
+    return memory_reader(list(VIEWS.values()), SETTINGS, tmp_path_factory.mktemp("lexical"))
 
 
 def _mutation(family: str, kind: int, doc: DocView, rng: random.Random) -> Case | None:
@@ -51,11 +59,11 @@ def _mutation(family: str, kind: int, doc: DocView, rng: random.Random) -> Case 
     rng=st.randoms(use_true_random=False),
 )
 def test_a_mutated_real_sentence_is_never_published(
-    family: str, kind: int, doc_id: str, rng: random.Random
+    reads: QuestionReader, family: str, kind: int, doc_id: str, rng: random.Random
 ) -> None:
     case = _mutation(family, kind, VIEWS[doc_id], rng)
     assume(case is not None)
     assert case is not None
     event(f"{family}/{case.kind.split(' ')[0]}")
-    (outcome,) = run([case], STORE, AUDITOR, POLICY, SETTINGS)  # type: ignore[arg-type]
+    (outcome,) = run([case], STORE, AUDITOR, POLICY, SETTINGS, False, reads)  # type: ignore[arg-type]
     assert not outcome.escaped, outcome.describe()

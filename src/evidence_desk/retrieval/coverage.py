@@ -29,6 +29,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from ..textutil import content_terms, stem, stem_terms, term_in, unique, words
@@ -98,8 +99,9 @@ def synonym_share(
     return sum(weights[t] for t in found) / total
 
 
+@lru_cache(maxsize=4096)
 def text_senses(text: str) -> frozenset[tuple[str, str]]:
-    """Every WordNet sense of the words of `text`."""
+    """Every WordNet sense of the words of `text` (a passage met again is read once)."""
     return frozenset().union(*(senses(fold(w)) for w in set(words(text))))
 
 
@@ -242,7 +244,7 @@ def assess(
         for p in src.passages:
             p_terms = set(content_terms(p.text)) | title_terms
             share = key_term_share(terms, weights, p_terms)
-            if share < 1.0:
+            if 0.0 < share < 1.0:  # a term held itself, another perhaps as a synonym
                 shared = synonym_share(
                     terms, weights, p_terms, term_senses, text_senses(f"{p.text} {src.title}")
                 )

@@ -27,6 +27,7 @@ run.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -390,12 +391,31 @@ class OfflineAnswerer:
         def accept(c: _Candidate) -> bool:
             return writer.claim(c) is not None
 
-        dense = self._dense(subs, pools, kind, question)
+        dense = self._dense(subs, pools)
+
+        def embed(i: int, group: Sequence[_Candidate]) -> None:
+            """The cosines of candidates not embedded yet to sub-question `i`, into `dense`."""
+            todo = unique(c.quote for c in group if f"{i}|{c.quote}" not in dense)
+            if todo:
+                vectors = self._embedder.embed([subs[i].text, *todo])
+                for text, v in zip(todo, vectors[1:], strict=True):
+                    dense[f"{i}|{text}"] = float(v @ vectors[0])
+
         used: set[tuple[str, int]] = set()
         paragraphs: list[str] = []
         for i, (terms, pool) in enumerate(pools):
             most = 3 if len(pools) == 1 else 2
-            picks = self._pick(i, terms, pool, dense, used, most, (kind, question), accept)
+            picks = self._pick(
+                i,
+                terms,
+                pool,
+                dense,
+                used,
+                most,
+                (kind, question),
+                accept,
+                functools.partial(embed, i),
+            )
             paragraph = writer.paragraph(picks)
             if paragraph:
                 paragraphs.append(paragraph)
@@ -438,26 +458,18 @@ class OfflineAnswerer:
         return terms, pool[: self._k] + typed[: self._w.typed_candidates]
 
     def _dense(
-        self,
-        subs: Sequence[SubQuestion],
-        pools: Sequence[tuple[list[str], list[_Candidate]]],
-        kind: str | None = None,
-        question: str = "",
+        self, subs: Sequence[SubQuestion], pools: Sequence[tuple[list[str], list[_Candidate]]]
     ) -> dict[str, float]:
         """Cosine of candidates to their sub-question, keyed by "<sq index>|<text>".
 
-        Only candidates within `dense_margin` of their pool's best lexical score, and those
-        holding the kind of answer asked for, are embedded (all of them in one batch): the
-        others cannot win on similarity alone.
+        Only candidates within `dense_margin` of their pool's best lexical score are
+        embedded (all of them in one batch): the others cannot win on similarity alone.
+        Those holding a kind of answer the picks lack are embedded when it is sought
+        (`_pick`).
         """
         margin = self._w.dense_margin
         chosen = [
-            [
-                c
-                for c in pool
-                if c.lexical >= max(x.lexical for x in pool) - margin
-                or holds_answer_type(c.quote, kind, question)
-            ]
+            [c for c in pool if c.lexical >= max(x.lexical for x in pool) - margin]
             for _, pool in pools
         ]
         if not any(chosen):
@@ -500,6 +512,7 @@ class OfflineAnswerer:
         max_picks: int,
         asked: tuple[str | None, str],
         accept: Callable[[_Candidate], bool],
+        embed: Callable[[Sequence[_Candidate]], None] = lambda _group: None,
     ) -> list[_Candidate]:
         """The best candidates of sub-question `index` above the floor, not quoted before
         and accepted by the gate's checks: the best one, and up to `max_picks - 1` more that
@@ -531,14 +544,20 @@ class OfflineAnswerer:
             if score >= floor and not any(_near_duplicate(c, p) for p in picks):
                 picks.append(c)
         if kind and not any(holds_answer_type(c.quote, kind, question) for c in picks):
-            typed = [
+            held = [
                 c
-                for score, c in scored
-                if score >= floor
-                and c not in picks
+                for _, c in scored
+                if c not in picks
                 and holds_answer_type(c.quote, kind, question)
                 and not any(_near_duplicate(c, p) for p in picks)
             ]
+            embed(held)  # `dense` now holds each of them: scored as any candidate is
+            rescored = [
+                (self._score(c, dense.get(f"{index}|{c.quote}", 0.0), kind, question), c)
+                for c in held
+            ]
+            rescored.sort(key=lambda p: (-p[0], p[1].sentence.source_id, p[1].sentence.order))
+            typed = [c for score, c in rescored if score >= floor]
             typed.sort(key=lambda c: c.sentence.source_id != best.sentence.source_id)  # stable
             found = next((c for c in typed if accept(c)), None)
             if found is not None:

@@ -54,7 +54,9 @@ def _best_passage(claim: ClaimToAudit, sources: Sequence[Source]) -> tuple[str, 
     return tuple(p.id for p in best[:1])
 
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+# A sentence ends at a mark that white space or the end follows: `3.0`, `digital.gov` and
+# `Login.gov's` stay inside one.
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+[.!?]*")
 MAX_SPANS = 6
 
 

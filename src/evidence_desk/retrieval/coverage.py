@@ -18,7 +18,8 @@ one of which puts a run OUTSIDE_COVERAGE:
    the question's key terms the passage contains:
    `score = DENSE_WEIGHT * cosine + (1 - DENSE_WEIGHT) * key_term_share`.
    A key term the passage holds only as a WordNet synonym ("founding" for "establishing")
-   counts `SYNONYM_CREDIT` of its weight, in a passage that holds another key term itself.
+   counts `SYNONYM_CREDIT` of its weight, in a passage that holds another key term itself
+   (a word the question capitalises is a name, with no synonym).
    The floor and the subject rule's thresholds are calibrated on data from two archives;
    see `docs/calibration.md` and `bench/calibrate_coverage.py`.
 """
@@ -235,8 +236,13 @@ def assess(
     n = max(stats.num_passages, 1)
     weights = {t: idf(stats.doc_freq(t), n) for t in terms}
 
+    # A name the question writes with a capital ("Washington") has no synonym.
+    names = capitalised_words(question)
     surface = {stem(t.lower()): t.lower() for t in plan.key_terms}
-    term_senses = {t: senses(fold(surface.get(t, t))) for t in terms}
+    term_senses = {
+        t: frozenset() if surface.get(t, t) in names else senses(fold(surface.get(t, t)))
+        for t in terms
+    }
     dense_by_id = {h.passage.id: h.dense_score for h in hits}
     scores: dict[str, float] = {}
     for src in sources:

@@ -244,3 +244,14 @@ def test_a_reader_s_synonym_earns_half_its_weight_beside_a_term_of_the_question(
     )
     # 0.5 * 0.30 + 0.5 * (1 + 0.5 * 1) / 2: "university" itself, "founding" as a synonym.
     assert found.score == pytest.approx(0.525)
+
+
+def test_a_name_the_question_capitalises_has_no_synonym(wordnet: None) -> None:
+    """ "Grant" is an award in WordNet; a passage on an award is not about the president."""
+    text = "The award was moved to a new office."
+    asked = plan(("Grant", "moved"))
+    args = ([hit(0.30, text)], [source(text)], stats({}))
+    named, _ = assess(asked, *args, floor=0.4, rare_term_max_df=0.01, question="Did Grant move?")
+    plain, _ = assess(asked, *args, floor=0.4, rare_term_max_df=0.01, question="did grant move?")
+    assert named.score == pytest.approx(0.15 + 0.25)  # "moved" itself, no credit for a name
+    assert plain.score == pytest.approx(0.15 + 0.375)  # a lower-case word may have its synonym

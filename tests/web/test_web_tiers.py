@@ -83,15 +83,18 @@ def paraphrased(
     return {**claim, "text": text, "quotes": [], "checks": checks, "spans": spans, **more}
 
 
-def with_paraphrase(app: FastAPI, web_desk: Desk, run_id: str) -> tuple[dict[str, Any], int]:
+def with_paraphrase(
+    app: FastAPI, web_desk: Desk, run_id: str, **more: Any
+) -> tuple[dict[str, Any], int]:
     """The published run's answer rewritten as its first (verbatim) sentence and then a
-    paraphrase resting on S1; the passage it rests in and that passage's number."""
+    paraphrase resting on S1 (its claim given `more`); the passage it rests in and that
+    passage's number."""
     receipt = stored(web_desk, run_id)
     first = receipt["claims"][0]
     assert first["kept"] and first["checks"]["tier"] == "verbatim"
     assert first["quotes"][0]["source_id"] == "S1"
     passage, rest = rest_in(receipt, first["quotes"][0])
-    receipt["claims"] = [first, paraphrased(first, PARAPHRASE, rest)]
+    receipt["claims"] = [first, paraphrased(first, PARAPHRASE, rest, **more)]
     receipt["published_answer"] = " ".join(c["text"] for c in receipt["claims"])
     rewrite(app, web_desk, receipt)
     s1 = next(s for s in receipt["sources"] if s["id"] == "S1")
@@ -235,3 +238,55 @@ def test_the_widget_marks_a_paraphrase_with_script_and_without(
     assert len(paraphrase) == 1 and '<span class="w-tier"' in paraphrase[0]
     assert "&lt;plainly&gt;" in paraphrase[0] and "<plainly>" not in page
     assert page.count('class="w-tier"') == 1
+
+
+def test_words_the_answerer_cited_are_named_as_its_own_for_the_reader(
+    reader: Callable[[], WebUser], app: FastAPI, web_desk: Desk
+) -> None:
+    """A paraphrase resting on the answerer's citations (`spans_by: answerer`) says so on its
+    label; one resting on its auditor's own spans names no other giver."""
+    me = reader()
+    run_id = me.ask(QUESTION)
+    assert me.wait(run_id)["state"] == "published"
+    with_paraphrase(app, web_desk, run_id, spans_by="answerer")
+    page = me.get(f"/runs/{run_id}").text
+    label = re.search(r'<a class="tier-label" [^>]*title="([^"]*)"', page)
+    assert label and "the answer’s writer cited" in html.unescape(label.group(1))
+    tiers = me.get(f"/api/runs/{run_id}").json()["answer"]["published"]["tiers"]
+    assert [t["spans_by"] for t in tiers] == ["", "answerer"]
+    with_paraphrase(app, web_desk, run_id)
+    page = me.get(f"/runs/{run_id}").text
+    assert "tier-label" in page and "writer cited" not in html.unescape(page)
+
+
+def test_words_the_answerer_cited_are_named_as_its_own_in_the_widget(
+    app: FastAPI, server: Any, web_desk: Desk
+) -> None:
+    w = Widget(app)
+    run_id = w.ask(QUESTION)
+    assert w.wait(run_id)["status"] == "published"
+    with_paraphrase(app, web_desk, run_id, spans_by="answerer")
+    assert w.run(run_id).json()["spans_by"] == ["", "answerer"]
+    framed = w.form(f"/widget/runs/{run_id}", {}).text
+    marks = re.findall(r'<span class="w-tier" title="([^"]*)">', framed)
+    assert len(marks) == 1 and "the answer’s writer cited" in html.unescape(marks[0])
+    with_paraphrase(app, web_desk, run_id)
+    assert w.run(run_id).json()["spans_by"] == ["", ""]
+
+
+def test_words_the_answerer_cited_are_named_as_its_own_for_the_editor(
+    reader: Callable[[], WebUser], editor: Callable[..., WebUser], app: FastAPI, web_desk: Desk
+) -> None:
+    me = reader()
+    held = me.wait(me.ask(HELD_QUESTION))
+    assert held["state"] == "held"
+    receipt = stored(web_desk, held["run_id"])
+    first, source = receipt["claims"][0], receipt["sources"][0]
+    start = source["passages"][0]["start"]
+    rest = {"text": "x", "source_id": source["id"], "verbatim": True, "start": start}
+    rest["end"] = start + 1
+    receipt["claims"][0] = paraphrased(first, first["text"], rest, spans_by="answerer")
+    rewrite(app, web_desk, receipt)
+    review = editor().get(f"/desk/runs/{held['run_id']}").text
+    assert review.count('class="desk-spans-by"') == 1
+    assert "named by the answerer (its citations)" in review

@@ -113,6 +113,11 @@ class WidgetRun(BaseModel):
         description="Each sentence's tier (`verbatim`, `extractive`, `paraphrase`; none "
         "where its receipt records none): the widget marks a paraphrase as one.",
     )
+    spans_by: list[str] = Field(
+        default_factory=list,
+        description="Each sentence's `spans_by`: `answerer` where a paraphrase rests on words "
+        "the answer's writer cited (its citations, checked in code), else empty.",
+    )
     sources: list[WidgetSource]
     message: str | None = Field(description="One sentence for the reader, or none.")
     coverage_note: str | None = Field(description="What the archive covers (outside coverage).")
@@ -154,6 +159,7 @@ def widget_run(page: RunPage) -> WidgetRun:
         run.text = published.text
         run.sentences = [list(s) for s in published.sentences]
         run.tiers = [tier.tier for _, tier in published.lines]
+        run.spans_by = [tier.spans_by for _, tier in published.lines]
         run.sources = [
             WidgetSource(
                 id=s.id, title=s.title, date=s.date, url=safe_url(s.url), publisher=s.publisher

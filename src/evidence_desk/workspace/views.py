@@ -93,12 +93,14 @@ class SourceView:
 @dataclass(frozen=True)
 class SentenceTier:
     """How a published sentence is carried (`checks.tier`, None before tiers), its number
-    as shown (`shown_claims`), and the source a paraphrase rests on (whose page marks
-    `#rests-N`)."""
+    as shown (`shown_claims`), the source a paraphrase rests on (whose page marks
+    `#rests-N`), and who named the words it rests on when not its auditor (`spans_by`:
+    `answerer`, the answer's writer through its citations)."""
 
     tier: str | None = None
     number: int = 0
     source_id: str | None = None
+    spans_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -206,7 +208,9 @@ def _tier_of(n: int, claim: dict[str, Any]) -> SentenceTier:
     tier = (claim.get("checks") or {}).get("tier")
     rests = _rests_on(claim)
     cited = rests[0].get("source_id") if rests else next(iter(claim.get("citations", ())), None)
-    return SentenceTier(tier, n, cited if tier == "paraphrase" else None)
+    if tier != "paraphrase":
+        return SentenceTier(tier, n)
+    return SentenceTier(tier, n, cited, str(claim.get("spans_by") or ""))
 
 
 def published_of(receipt: dict[str, Any]) -> Published | None:
@@ -391,6 +395,7 @@ def held_reasons(receipt: dict[str, Any]) -> list[dict[str, Any]]:
             "tier": tier_word(claim, version),
             "anchors": list((claim.get("checks") or {}).get("anchors", ())),
             "rests_on": _rests_on(claim),
+            "spans_by": str(claim.get("spans_by") or ""),
             "not_word_for_word": list((claim.get("checks") or {}).get("extractive", ())),
         }
         for n, claim in enumerate(receipt.get("claims", []), start=1)

@@ -64,7 +64,10 @@ function render(run) {
       }
       if ((run.tiers || [])[k] === "paraphrase") {
         const mark = el("span", "w-tier", "paraphrase");
-        mark.title = "The source's meaning in other words, resting on words it quotes exactly";
+        mark.title =
+          (run.spans_by || [])[k] === "answerer"
+            ? "The source's meaning in other words, resting on words the answer's writer cited and the desk found exactly in the source"
+            : "The source's meaning in other words, resting on words it quotes exactly";
         line.append(" ", mark);
       }
       answer.append(line);

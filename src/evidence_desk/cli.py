@@ -639,6 +639,8 @@ def _print_probe(p: EngineProbe) -> None:
         out.print(f"  {t.mode:>9}: {'ok' if t.ok else 'failed'}: {escape(t.detail)}{took}")
     if p.context:
         out.print(f"    context: {escape(p.context)}")
+    if p.citations:
+        out.print(f"  citations: {escape(p.citations)}")
 
 
 # --------------------------------------------------------------------------- status

@@ -10,16 +10,26 @@ Ollama context shorter than the desk's largest request is a problem with its fix
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from evidence_desk.agents.probe import largest_request, plan, probe_engine, run
+from evidence_desk.agents.probe import (
+    CITING_PASSAGE,
+    largest_request,
+    plan,
+    probe_engine,
+    run,
+)
 from evidence_desk.agents.providers import parse_engine
 from evidence_desk.settings import Settings
+from evidence_desk.testing.fakebodies import Cite, CitedText
 from evidence_desk.testing.fakeproviders import FakeProvider, Reply
+from evidence_desk.testing.fakerules import search_results
 
 READY = {"ready": True}
+CITING_FIRST = CITING_PASSAGE.split(". ")[0] + "."  # the search result's first text block
 
 
 def crashes_on_required(body: dict[str, Any], index: int) -> Reply:
@@ -145,3 +155,68 @@ def test_ollama_context_length_against_the_largest_request(
         ]
     else:
         assert result.ok
+
+
+def citing(cites: bool) -> Callable[[dict[str, Any], int], Reply]:
+    """An Anthropic server whose model answers the output tool, and a citing request with a
+    sentence that cites its search result (or, `cites` false, the same without citations)."""
+
+    def answer(body: dict[str, Any], index: int) -> Reply:
+        if body.get("tools"):
+            return Reply.output(READY)
+        assert len(search_results(body)) == 1
+        sentence = "The canal opened in 1825."
+        if not cites:
+            return Reply.cited_text(CitedText(sentence))
+        return Reply.cited_text(CitedText(sentence, (Cite(0, 0, 1),)))
+
+    return answer
+
+
+def test_a_citing_answerer_is_asked_the_way_a_run_asks_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-key-0000")
+    with FakeProvider("anthropic", citing(True), models=("claude-haiku-4-5",)) as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        settings = settings_for("anthropic:claude-haiku-4-5")
+        stated = plan(settings)
+        (result,) = run(settings, stated)
+        bodies = [r.body for r in fake.requests if r.method == "POST"]
+    assert fake.rejected == []
+    assert stated.max_requests == 4  # three modes at most, and the citing request
+    assert len(bodies) == 2 and "tools" not in bodies[1]
+    [sent] = search_results(bodies[1])
+    assert sent["citations"] == {"enabled": True} and sent["source"] == "S1"
+    assert result.ok, result.problems
+    assert result.citations == f'the reply cited its search result: "{CITING_FIRST}"'
+    assert result.to_json()["citations"] == result.citations
+
+
+def test_a_citing_answerer_whose_reply_cites_nothing_is_a_problem_with_its_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-key-0000")
+    with FakeProvider("anthropic", citing(False), models=("claude-haiku-4-5",)) as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        settings = settings_for("anthropic:claude-haiku-4-5")
+        (result,) = run(settings, plan(settings))
+    assert not result.ok and result.citations == "the reply cited nothing"
+    assert "answered without citing its search result" in result.problems[0]
+    assert result.advice == [
+        "Set EVIDENCE_DESK_MODEL_OUTPUT_MODE=tool to have the answerer name the words it "
+        "rests on through the output tool."
+    ]
+
+
+def test_an_explicit_mode_or_another_role_sends_no_citing_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-key-0000")
+    with FakeProvider("anthropic", citing(True), models=("claude-haiku-4-5",)) as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        tool = settings_for("anthropic:claude-haiku-4-5", model_output_mode="tool")
+        auditor = settings_for("offline", auditor="anthropic:claude-haiku-4-5")
+        assert plan(tool).max_requests == 3 and plan(auditor).max_requests == 3
+        results = run(tool, plan(tool)) + run(auditor, plan(auditor))
+        bodies = [r.body for r in fake.requests if r.method == "POST"]
+    assert all(r.ok and not r.citations for r in results)
+    assert len(bodies) == 2 and all("tools" in b for b in bodies)

@@ -16,6 +16,11 @@ with a one-field output (`{"ready": true}`) and a cap of a few tokens.
   "fixed" by another mode: those stop the probe of that engine.
 * The cost is stated before anything is sent (`plan`): the requests' upper bound, at the
   models' prices (`PriceTable`), trials of other modes included.
+* An Anthropic answerer that cites (`EngineSpec.cites`, `citations.py`) is asked once more
+  the way a run asks it: one passage as a `search_result` block with citations on, and a
+  question it answers. The reply must cite that result with words of the passage; a reply
+  without citations is a problem, since every sentence would then rest on nothing, and the
+  report names the setting that makes the answerer name its spans through the output tool.
 * For Ollama, the context length the server runs the model with (`/api/ps` after the
   request loaded it, else `num_ctx` in `/api/show`, else Ollama's default), against the
   tokens the desk's largest request can reach; a shorter context is a problem, because
@@ -46,6 +51,9 @@ from .roles import _Role
 PROBE_TOKENS = 64  # output cap of a probe: `{"ready": true}` is about 6 tokens
 PROBE_REASONING_TOKENS = 1024  # a model that reasons first needs room to
 PROBE_PROMPT = "Evidence Desk is checking that it can reach you. Return ready as true."
+CITING_TOKENS = 256  # output cap of the citing probe: one cited sentence
+CITING_QUESTION = "When was the Erie Canal opened?"
+CITING_PASSAGE = "The Erie Canal was opened in 1825. It linked the Hudson River to Lake Erie."
 OLLAMA_DEFAULT_CONTEXT = 4096  # Ollama's default context length since 0.6.8 (2048 before)
 # Modes that can fix a failure of the others (Anthropic has no `json_schema` format the
 # desk asks for: its native mode is judged by the model's profile).
@@ -93,6 +101,7 @@ class EngineProbe:
     mode: OutputMode  # the mode a run would use
     trials: list[Trial] = field(default_factory=list)
     context: str = ""  # Ollama: the context length and where it comes from
+    citations: str = ""  # a citing answerer: what its citing request gave back
     problems: list[str] = field(default_factory=list)
     advice: list[str] = field(default_factory=list)
 
@@ -109,6 +118,7 @@ class EngineProbe:
             "ok": self.ok,
             "trials": [t.__dict__ for t in self.trials],
             "context": self.context,
+            "citations": self.citations,
             "problems": self.problems,
             "advice": self.advice,
         }
@@ -179,18 +189,31 @@ def plan(settings: Settings) -> ProbePlan:
         prompts.PROMPTED_TEMPLATE.format(schema=schema),
     )
     tokens_out = max(policy.max_output_tokens, policy.reasoning_max_output_tokens)
+    citing_in = estimate_tokens(
+        prompts.CITING_ANSWERER_INSTRUCTIONS, CITING_QUESTION, CITING_PASSAGE, schema
+    )
     requests, spend, unpriced = 0, 0.0, []
-    for spec, _ in engines:
+    for spec, roles in engines:
         n = len(OUTPUT_MODES)
         requests += n
         cost = prices.spend(spec.id, tokens_in, tokens_out)
-        if cost is None:
+        citing = prices.spend(spec.id, citing_in, CITING_TOKENS) if _cites(spec, roles) else 0.0
+        if _cites(spec, roles):
+            requests += 1
+        if cost is None or citing is None:
             unpriced.append(spec.id)
         else:
-            spend += n * cost
+            spend += n * cost + citing
+    if any(_cites(spec, roles) for spec, roles in engines):
+        tokens_in, tokens_out = max(tokens_in, citing_in), max(tokens_out, CITING_TOKENS)
     return ProbePlan(
         engines, requests, tokens_in, tokens_out, None if unpriced else spend, unpriced
     )
+
+
+def _cites(spec: EngineSpec, roles: Sequence[str]) -> bool:
+    """Whether the engine answers through Anthropic's citations (`citations.py`)."""
+    return spec.cites and "answerer" in roles
 
 
 def _trial(
@@ -258,9 +281,66 @@ def probe_engine(
             result.advice.append(
                 f"Set EVIDENCE_DESK_MODEL_OUTPUT_MODE={working.mode} to run in {working.mode} mode."
             )
+    if _cites(spec, roles) and working is not None:
+        _citing(spec, configured, policy, prices, result)
     if spec.provider == "ollama" and working is not None:
         _ollama_context(spec, settings, result, fetch or _fetch)
     return result
+
+
+def _citing(
+    spec: EngineSpec,
+    configured: str | None,
+    policy: CallPolicy,
+    prices: PriceTable,
+    result: EngineProbe,
+) -> None:
+    """Ask the citing answerer one question on one passage, as a run asks it, and check
+    that its reply cites the passage's words."""
+    from ..types import Plan, ScoredPassage, Source, SubQuestion
+    from .citations import CitingAnswerer
+    from .providers import anthropic_client
+
+    key = api_key(spec, configured)
+    capped = replace(policy, max_output_tokens=CITING_TOKENS)
+    answerer = CitingAnswerer(
+        spec.id, anthropic_client(spec, key), build_model(spec, key), capped, prices
+    )
+    passage = ScoredPassage(
+        id="probe#0", text=CITING_PASSAGE, start=0, end=len(CITING_PASSAGE), score=1.0
+    )
+    source = Source(
+        id="S1",
+        doc_id="probe",
+        title="The Erie Canal",
+        retrieved_at="1970-01-01T00:00:00Z",
+        content_sha256="0" * 64,
+        passages=(passage,),
+    )
+    asked = Plan(subquestions=(SubQuestion(text=CITING_QUESTION),), queries=(CITING_QUESTION,))
+    try:
+        budget = RunBudget(max_calls=1, max_tokens=100_000)
+        draft = answerer.answer(CITING_QUESTION, asked, [source], budget).value
+    except AgentFailure as exc:
+        detail = str(exc).rstrip(".")
+        result.citations = f"failed: {detail}"
+        result.problems.append(
+            f"The answerer engine {spec.id} failed on its citing path: {detail}."
+        )
+        return
+    cited = [span for rest in draft.rests for span in rest.spans if span.source_id == "S1"]
+    if cited:
+        result.citations = f'the reply cited its search result: "{cited[0].text}"'
+        return
+    result.citations = "the reply cited nothing"
+    result.problems.append(
+        f"The answerer engine {spec.id} answered without citing its search result: a run's "
+        "sentences would rest on no words of their sources, so a paraphrase would be held."
+    )
+    result.advice.append(
+        "Set EVIDENCE_DESK_MODEL_OUTPUT_MODE=tool to have the answerer name the words it "
+        "rests on through the output tool."
+    )
 
 
 def _fetch(url: str, body: dict[str, Any] | None) -> Any:

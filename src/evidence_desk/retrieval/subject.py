@@ -27,6 +27,11 @@ reader's own words:
   A distinctive word is required only when it is rare in the archive too (see
   `retrieval/coverage.py`).
 
+A question may also ask about **many voices** (`many_voices`): "What did presidents say about
+climate change after 2000?" asks what several speakers said, not what the one who said it
+most often said. Selection then takes the best document of each speaker first, and the
+offline answerer quotes another speaker before a second quote of the same one.
+
 A question written in Title Case (every longer word capitalised) says nothing through its
 capitals, so it yields no names and no capitalised words; code tokens still count.
 """
@@ -271,3 +276,18 @@ def unique_terms(terms: Iterable[SubjectTerm]) -> list[SubjectTerm]:
             seen.add(key)
             out.append(t)
     return out
+
+
+# A group of speakers named in the plural, or by "each" / "every" / "different" and a singular.
+_MANY_VOICES = re.compile(
+    r"\b(?:(?:presidents|administrations|leaders|officials|agencies|authors|writers|"
+    r"speakers|governments)\b|(?:each|every|different|various|successive)\s+"
+    r"(?:president|administration|leader|official|agency|author|writer|speaker)s?\b)",
+    re.IGNORECASE,
+)
+
+
+def many_voices(question: str) -> bool:
+    """Whether the question asks what several speakers said ("What did presidents say
+    ...?", "How did successive administrations ...?")."""
+    return _MANY_VOICES.search(question) is not None

@@ -10,6 +10,11 @@ a reader should see them, and each names the queries that found its selected pas
 Deep mode lets each source show `extra` passages past that bound (`gaps.EXTRA_PASSAGES`),
 never past three times the default: its best hits the bound left out.
 
+A question about many voices ("What did presidents say about ...?",
+`retrieval.subject.many_voices`) takes the best document of each speaker first, then the
+rest in their rank: five addresses of the president who spoke of it most would answer what
+one president said.
+
 A passage that its window cut inside a list (an announcing sentence, "four essential human
 freedoms", and the first items, "The first is ...") runs on to the list's last item
 (`enumerations.runs_on`), so an answer can name every item or none: never three of four.
@@ -123,9 +128,32 @@ def passages_per_source(bounds: SelectionBounds, n_sources: int) -> int:
     return max(bounds.passages_per_source, min(3 * bounds.passages_per_source, pool // n_sources))
 
 
-def choose_documents(sides: Sequence[Sequence[Hit]], max_sources: int) -> list[str]:
-    """Document ids, round-robin across sides (best document of each side first)."""
+def voices_of(documents: Mapping[str, Document]) -> dict[str, str]:
+    """Each document's speaker (its first name, `source_names`), for a many-voices question;
+    a document that names no one is a voice of its own."""
+    return {d: next(iter(source_names(doc)), d) for d, doc in documents.items()}
+
+
+def spread(ranked: Sequence[str], voices: Mapping[str, str]) -> list[str]:
+    """Ranked document ids with the best document of each voice first, in their rank."""
+    seen: set[str] = set()
+    first: list[str] = []
+    for doc_id in ranked:
+        voice = voices.get(doc_id, doc_id)
+        if voice not in seen:
+            seen.add(voice)
+            first.append(doc_id)
+    return first + [d for d in ranked if d not in first]
+
+
+def choose_documents(
+    sides: Sequence[Sequence[Hit]], max_sources: int, voices: Mapping[str, str] | None = None
+) -> list[str]:
+    """Document ids, round-robin across sides (best document of each side first); with
+    `voices` (doc id to speaker), each side's best document of each speaker first."""
     ranked_sides = [list(group_hits(side)) for side in sides]
+    if voices is not None:
+        ranked_sides = [spread(ranked, voices) for ranked in ranked_sides]
     chosen: list[str] = []
     depth = 0
     while len(chosen) < max_sources and any(depth < len(r) for r in ranked_sides):
@@ -139,14 +167,18 @@ def choose_documents(sides: Sequence[Sequence[Hit]], max_sources: int) -> list[s
 
 
 def kept_hits(
-    sides: Sequence[Sequence[Hit]], bounds: SelectionBounds, extra: int = 0
+    sides: Sequence[Sequence[Hit]],
+    bounds: SelectionBounds,
+    extra: int = 0,
+    voices: Mapping[str, str] | None = None,
 ) -> dict[str, list[Hit]]:
     """The hits selection keeps, per chosen document in source order, each list best first;
-    `extra` passages per document past the per-source bound (Deep mode).
+    `extra` passages per document past the per-source bound (Deep mode); `voices` for a
+    many-voices question (`choose_documents`).
 
     Deep mode reads it to see what a first pass would put in front of the answerer."""
     all_hits = group_hits([h for side in sides for h in side])
-    chosen = choose_documents(sides, bounds.max_sources)
+    chosen = choose_documents(sides, bounds.max_sources, voices)
     limit = passages_per_source(bounds, len(chosen))
     if extra > 0:  # Deep only: Quick's bound is the code above, untouched
         limit = max(limit, min(limit + extra, 3 * bounds.passages_per_source))
@@ -159,12 +191,14 @@ def select_sources(
     bounds: SelectionBounds,
     retrieved_at: str,
     extra: int = 0,
+    many: bool = False,
 ) -> list[Source]:
     """Numbered sources for the run. `sides` holds one hit list per sub-question. Each
     source records the queries that found its selected passages (its best passage's first);
-    `extra` is Deep mode's (`kept_hits`)."""
+    `extra` is Deep mode's (`kept_hits`); `many` says the question asks many voices."""
     sources: list[Source] = []
-    for doc_id, best_first in kept_hits(sides, bounds, extra).items():
+    voices = voices_of(documents) if many else None
+    for doc_id, best_first in kept_hits(sides, bounds, extra, voices).items():
         picked = sorted(best_first, key=lambda h: h.passage.start)  # reading order
         doc = documents[doc_id]
         scored = [(whole_lists(h.passage, doc), round(h.score, 6)) for h in picked]

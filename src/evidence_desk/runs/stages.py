@@ -39,6 +39,7 @@ from ..agents.base import (
 from ..agents.offline.docdates import relative_windows
 from ..clock import Clock, iso_us, system_clock
 from ..retrieval.coverage import ArchiveStats, assess
+from ..retrieval.subject import many_voices
 from ..trust.checks import CheckedClaim, resting_spans
 from ..trust.claims import split_claims
 from ..types import (
@@ -330,7 +331,9 @@ def select_stage(state: RunState, deps: Deps) -> Step:
     doc_ids = list(dict.fromkeys(h.passage.doc_id for side in sides for h in side))
     documents = deps.archive.documents(doc_ids)
     extra = EXTRA_PASSAGES if state.mode == "deep" else 0
-    sources = select_sources(sides, documents, deps.config.bounds, iso_us(deps.clock()), extra)
+    many = many_voices(state.question)
+    at = iso_us(deps.clock())
+    sources = select_sources(sides, documents, deps.config.bounds, at, extra, many)
     for doc in documents.values():
         deps.texts[doc.doc_id, doc.content_sha256] = doc.text
     for web_source in state.web_sources or ():
@@ -347,11 +350,15 @@ def with_evidence_scores(source: Source, scores: Mapping[str, float]) -> Source:
 
 
 def quick_view(
-    sources: Sequence[Source], sides: Sequence[Sequence[Hit]], bounds: SelectionBounds
+    sources: Sequence[Source],
+    sides: Sequence[Sequence[Hit]],
+    bounds: SelectionBounds,
+    voices: Mapping[str, str] | None = None,
 ) -> list[Source]:
     """The sources with only the passages Quick mode's bound keeps (Deep's extra ones out;
-    a web source's passages are the pool's, which that bound does not touch)."""
-    kept = {h.passage.id for hs in kept_hits(sides, bounds).values() for h in hs}
+    a web source's passages are the pool's, which that bound does not touch); `voices` as
+    selection read them (`kept_hits`)."""
+    kept = {h.passage.id for hs in kept_hits(sides, bounds, 0, voices).values() for h in hs}
     return [
         s
         if s.origin != "archive"
@@ -397,7 +404,9 @@ def coverage_stage(state: RunState, deps: Deps) -> Step:
     shown = _sources(state)
     coverage, scores = judge(shown)
     if state.mode == "deep":
-        coverage, _ = judge(quick_view(shown, state.hits or (), config.bounds))
+        voices = {s.doc_id: next(iter(s.names), s.doc_id) for s in shown}
+        many = voices if many_voices(state.question) else None
+        coverage, _ = judge(quick_view(shown, state.hits or (), config.bounds, many))
     sources = tuple(with_evidence_scores(s, scores) for s in shown)
     return Step(
         {"coverage": coverage, "sources": sources}, "answer" if coverage.covered else "gate"

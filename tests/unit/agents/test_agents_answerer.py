@@ -326,3 +326,23 @@ def test_a_question_or_a_lead_in_is_no_answer() -> None:
     draft = OfflineAnswerer(BagOfWordsEmbedder()).answer(question, plan, [source_from_text(text)])
     quotes = [q for c in split_claims(draft.text) for q in c.quotes]
     assert quotes == ["GSA said it will enforce HTTPS on new domains"]
+
+
+def test_a_many_voices_question_quotes_another_speaker_before_a_second_quote() -> None:
+    """ "What did presidents say ...?" is not answered by three quotes of the one who said it
+    most: each speaker's best sentence above the floor comes first."""
+    fileids = ["2015-Obama-1", "2013-Obama-1", "2010-Obama-1", "2007-Bush-1"]
+    sources = [
+        s.model_copy(update={"names": (s.doc_id.split("-")[1],), "offices": ("President",)})
+        for s in sotu_sources(fileids, "climate change", per_source=2)
+    ]
+    by_id = {s.id: s for s in sources}
+
+    def speakers(question: str) -> list[str]:
+        _, draft = _answer(question, sources)
+        _assert_grounded(draft, sources)
+        return [by_id[c.citations[0]].names[0] for c in split_claims(draft)]
+
+    assert speakers("What did Obama say about climate change?") == ["Obama"] * 3
+    many = speakers("What did presidents say about climate change?")
+    assert sorted(set(many)) == ["Bush", "Obama"] and len(many) == 3

@@ -13,6 +13,7 @@ from evidence_desk.retrieval.subject import (
     english_zipf,
     in_order,
     is_distinctive_word,
+    many_voices,
     name_terms,
 )
 from evidence_desk.types import Hit, Passage, Plan, ScoredPassage, Source, SubQuestion
@@ -221,3 +222,19 @@ def test_a_name_the_archive_holds_often_need_not_be_in_the_evidence() -> None:
     assert not judge(q, ("report", "secur", "key")).covered
     common = judge(q, ("report", "secur", "key"), phrases={"digit analyt program": 120})
     assert common.covered, common.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "many"),
+    [
+        ("What did presidents say about climate change after 2000?", True),
+        ("How did successive administrations describe the deficit?", True),
+        ("What did each president say about the tariff?", True),
+        ("Which agencies wrote about plain language?", True),
+        ("What did the President say about climate change?", False),
+        ("What did Obama say about climate change?", False),
+        ("What did the presidential address say about taxes?", False),
+    ],
+)
+def test_many_voices(question: str, many: bool) -> None:
+    assert many_voices(question) is many

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from evidence_desk.runs.selection import SelectionBounds, choose_documents, select_sources
+from evidence_desk.runs.selection import (
+    SelectionBounds,
+    choose_documents,
+    select_sources,
+    spread,
+    voices_of,
+)
 from evidence_desk.types import Document, Hit, Passage
 
 
@@ -75,3 +81,28 @@ def test_a_passage_cut_inside_a_list_runs_on_to_the_list_end() -> None:
         [[Hit(passage=whole, score=1.0)]], {"d": document}, SelectionBounds(5, 2), "t"
     )
     assert plain.passages[0].end == 20  # no list cut: unchanged
+
+
+def test_a_many_voices_question_takes_each_speakers_best_document_first() -> None:
+    ranked = [hit("o1", 0, 0.9), hit("o2", 0, 0.85), hit("o3", 0, 0.8), hit("b1", 0, 0.5)]
+    ranked += [hit("n1", 0, 0.4), hit("o4", 0, 0.3)]
+    voices = {"o1": "Obama", "o2": "Obama", "o3": "Obama", "o4": "Obama", "b1": "Bush"}
+    assert choose_documents([ranked], 3) == ["o1", "o2", "o3"]
+    # `n1` names no one: a voice of its own
+    assert choose_documents([ranked], 4, voices) == ["o1", "b1", "n1", "o2"]
+    assert spread(["o1", "o2", "b1"], voices) == ["o1", "b1", "o2"]
+
+
+def test_select_sources_spreads_voices_only_when_asked() -> None:
+    docs = {d: doc(d) for d in ("a", "b", "c")}
+    docs = {
+        d: x.model_copy(update={"meta": {"president": name}})
+        for (d, x), name in zip(docs.items(), ("Obama", "Obama", "Bush"), strict=True)
+    }
+    hits = [hit("a", 0, 0.9), hit("b", 0, 0.8), hit("c", 0, 0.1)]
+    bounds = SelectionBounds(2, 1)
+    plain = select_sources([hits], docs, bounds, "t")
+    many = select_sources([hits], docs, bounds, "t", many=True)
+    assert [s.doc_id for s in plain] == ["a", "b"]
+    assert [s.doc_id for s in many] == ["a", "c"]
+    assert voices_of(docs) == {"a": "Obama", "b": "Obama", "c": "Bush"}

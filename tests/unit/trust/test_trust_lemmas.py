@@ -57,7 +57,7 @@ def test_forms_of_one_verb(a: str, b: str, same: bool) -> None:
 def test_the_verb_lexicon_is_read_on_first_use() -> None:
     # The lexicon is read once a process; read it again here, whatever ran first (the
     # adversarial sets read it outside the coverage measure).
-    lemmas._verbs.cache_clear()
+    lemmas._lexicon.cache_clear()
     table = lemmas._verbs()
     assert table["proposed"] == frozenset({"propose"}) and "ran" in table
 
@@ -170,3 +170,9 @@ def test_without_wordnet_no_word_has_a_synonym(index: Path) -> None:
     assert lemmas.wordnet_dir() is None
     assert not lemmas.synonym("nation", "country")
     assert lemmas.synonym("propos", "proposed")
+
+
+def test_parts_of_speech_come_from_the_lexicon() -> None:
+    assert {"noun", "verb"} <= lemmas.parts_of_speech("Tax")
+    assert lemmas.parts_of_speech("unwarranted") == frozenset({"adj"})
+    assert lemmas.parts_of_speech("the") == frozenset()

@@ -39,7 +39,7 @@ from ...textutil import content_terms, sentence_spans, stem, term_in, unique, wo
 from ...trust.checks import EvidenceSource, check_claim
 from ...trust.claims import split_claims
 from ...types import Draft, Plan, Source, SubQuestion, TimeWindow
-from .compose import Voice, clean, listed, quoted, voice
+from .compose import Voice, clean, lead, listed, quoted, voice
 from .docdates import full_date, relative_windows
 from .evidence import (
     TOPICAL_STOPWORDS,
@@ -50,6 +50,7 @@ from .evidence import (
     local_idf,
     quotable,
 )
+from .phrases import distinct_phrase
 from .planner import FILLER
 
 _BOILERPLATE = re.compile(
@@ -343,6 +344,38 @@ class _Writer:
         forms = self.forms(c, again) + (self.forms(c, False) if again else [])
         return next((f for f in forms if _accepted(f, self.evidence)), None)
 
+    def spoke_of(self, picks: Sequence[_Candidate], terms: list[str], others: list[str]) -> str:
+        """`In 1963, Kennedy spoke of "tax reduction and tax reform" [S1].`: the first pick's
+        noun phrase that holds a term of the question and a word none of `others` holds
+        (`phrases.distinct_phrase`), behind a short frame; empty when there is none."""
+        for c in picks:
+            source = self.by_id[c.sentence.source_id]
+            who = self.voices.get(source.id)
+            phrase = distinct_phrase([c.quote], terms, others)
+            if who is None or phrase is None:
+                continue
+            frame = lead(source, who, dating(source, phrase), False, verb="spoke of")
+            text = f'{frame} "{phrase}" [{source.id}].'
+            if _accepted(text, self.evidence):
+                return text
+        return ""
+
+    def difference(
+        self,
+        first: tuple[list[str], Sequence[_Candidate]],
+        second: tuple[list[str], Sequence[_Candidate]],
+    ) -> str:
+        """A comparison's closing pair, what differs: what each side speaks of that the
+        other side's quotes do not, each side in its own sentence carried by its own source
+        (a sentence linking two sources would be the answerer's claim, which no passage
+        carries). Empty unless both sides have one, and they read apart."""
+        (terms_a, picks_a), (terms_b, picks_b) = first, second
+        a = self.spoke_of(picks_a, terms_a, [c.quote for c in picks_b])
+        b = self.spoke_of(picks_b, terms_b, [c.quote for c in picks_a])
+        if not a or not b or a.split('"')[0] == b.split('"')[0]:
+            return ""
+        return f"{a} {b}"
+
     def paragraph(self, picks: Sequence[_Candidate]) -> str:
         """The picks as one paragraph: a source's second claim says `also`; a quote that a
         list claim before it already named is left out."""
@@ -408,6 +441,7 @@ class OfflineAnswerer:
         voices = speaker if many_voices(question) else None
         used: set[tuple[str, int]] = set()
         paragraphs: list[str] = []
+        sides: list[tuple[list[str], list[_Candidate]]] = []
         for i, (terms, pool) in enumerate(pools):
             most = 3 if len(pools) == 1 else 2
             picks = self._pick(
@@ -425,6 +459,11 @@ class OfflineAnswerer:
             paragraph = writer.paragraph(picks)
             if paragraph:
                 paragraphs.append(paragraph)
+            sides.append((terms, picks))
+        if len(sides) == 2 and all(picks for _, picks in sides):
+            pair = writer.difference(sides[0], sides[1])
+            if pair:
+                paragraphs.append(pair)
         return Draft(text="\n\n".join(paragraphs))
 
     def _candidates(

@@ -17,7 +17,10 @@ the gate's policy allows paraphrase (`GatePolicy.grounding`), by both halves of 
       disclaimers, restrictive words (`only`, `hardly`), quantifiers, modals and verbs that
       turn a statement round (`prevent`, `oppose`) must be in the sentence exactly when they
       are in the stretch of the spans it uses (from its first word there to its last), each
-      class compared as a whole (`will` may stand for `would` in reported speech);
+      class compared as a whole (`would` may stand for `will` or `shall` in reported
+      speech); a universal quantifier (`every`, `each`, `all`) is left out with the word it
+      quantifies (`freedom of worship` for `freedom of every person to worship`), which
+      only weakens the claim, unless the stretch holds a negation;
     * the source's speaker (a name, office or pronoun of its metadata) may be the subject
       of a sentence that leaves the frame only when the stretch speaks in the first person;
     * each stretch is asserted where it stands (`assertion.py`), is not negated just before
@@ -62,9 +65,11 @@ STANCE = vocabulary(
 )
 RESTRICTIVE = vocabulary("only just hardly rarely seldom barely scarcely merely nearly almost")
 QUANTIFIER = vocabulary("all every each some any many most several few half much")
-# Each modal's class: reported speech shifts `will` to `would`, `can` to `could`.
+UNIVERSAL = vocabulary("all every each")  # left out with its word, a claim only weakens
+# Each modal's class: reported speech shifts `will` and `shall` to `would`, `can` to
+# `could`; `should` (what ought to be) is a class of its own.
 _MODAL_CLASSES = {
-    "will": "will", "would": "will", "shall": "shall", "should": "shall", "may": "may",
+    "will": "will", "would": "will", "shall": "will", "should": "should", "may": "may",
     "might": "may", "can": "can", "could": "can", "must": "must",
 }  # fmt: skip
 MODAL = frozenset(_MODAL_CLASSES)
@@ -305,7 +310,7 @@ def _against(
             stretches[0] = (ks[0], last)
         else:
             problems.append(_POINTS.format(word=opening, sid=sid))
-    stretch_words = [words.toks[k].word for f, last in stretches for k in range(f, last + 1)]
+    stretch_words = _weighed(words, stretches, sentence.every)
     polarity, kept = _polarity(sentence.words, stretch_words, sid)
     problems.extend(polarity)
     anchors.extend(kept)
@@ -478,6 +483,23 @@ def _guarded_before(words: WindowWords, first: int) -> bool:
 
 def _guards(word: str) -> bool:
     return word in QUALIFIERS or word in HEDGE or bool(verb_lemmas(word) & TURNING_LEMMAS)
+
+
+def _weighed(
+    words: WindowWords, stretches: Sequence[tuple[int, int]], mine: frozenset[str]
+) -> list[str]:
+    """The stretches' words whose polarity the sentence must keep: all of them, but for a
+    universal quantifier that the sentence leaves out with the word after it (`every
+    person`), when no negation turns it round (`not every person`)."""
+    ks = [k for f, last in stretches for k in range(f, last + 1)]
+    out = [words.toks[k].word for k in ks]
+    if any(_anchor_kind(w) == "negation" for w in out):
+        return out
+    return [
+        w
+        for k, w in zip(ks, out, strict=True)
+        if not (w in UNIVERSAL and k + 1 in ks and words.toks[k + 1].word not in mine)
+    ]
 
 
 def _widen(

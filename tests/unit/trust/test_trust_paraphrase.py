@@ -498,3 +498,63 @@ def test_a_turning_verb_for_a_word_the_span_has_is_still_counted(wordnet: None) 
         [agent.carrier],
     )
     assert any("turning-verb" in p for p in found.problems), found.problems
+
+
+PLEDGES = (
+    "In an early message, I shall propose a permanent reduction in tax rates which will lower "
+    "liabilities. The tax falls on every family farm in the nation. We will not raise the "
+    "tax on every family farm. We should cut the tax on small farms."
+)
+
+
+@pytest.mark.parametrize(
+    ("draft", "span", "why"),
+    [
+        # `shall` reported as `would`, and the modal of a clause it does not use alike
+        (
+            "Roosevelt said he would propose a permanent reduction in tax rates [S1].",
+            "I shall propose a permanent reduction in tax rates which will lower liabilities",
+            None,
+        ),
+        # a universal quantifier left out with its word only weakens the claim
+        (
+            "Roosevelt said the tax falls on farms in the nation [S1].",
+            "The tax falls on every family farm in the nation",
+            None,
+        ),
+        # ... but not when the sentence keeps its word
+        (
+            "Roosevelt said the tax falls on family farms in the nation [S1].",
+            "The tax falls on every family farm in the nation",
+            "quantifier",
+        ),
+        # ... nor under a negation, where leaving it out makes the claim stronger
+        (
+            "Roosevelt said we will not raise the tax on farms [S1].",
+            "We will not raise the tax on every family farm",
+            "quantifier",
+        ),
+        # `should` says what ought to be, not what will be
+        (
+            "Roosevelt said we would cut the tax on small farms [S1].",
+            "We should cut the tax on small farms",
+            "modal",
+        ),
+    ],
+)
+def test_reported_modals_and_universal_quantifiers(draft: str, span: str, why: str | None) -> None:
+    found = rested(draft, span, sources=[source(text=PLEDGES)])
+    if why is None:
+        assert found.grounded, found.problems
+    else:
+        assert not found.grounded and any(why in p for p in found.problems), found.problems
+
+
+def test_a_list_named_in_a_writers_words_leaves_out_every_with_its_person() -> None:
+    draft = (
+        "Roosevelt named four freedoms: freedom of speech and expression, freedom of worship, "
+        "freedom from want and freedom from fear [S1]."
+    )
+    found = rested(draft, *FREEDOMS)
+    assert found.grounded, found.problems
+    assert "quantifier: every" not in found.anchors

@@ -18,7 +18,7 @@ docs/auditor.md) with a floor on the precision of `supported`: when in doubt it 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from ...retrieval.embedder import Embedder
@@ -46,6 +46,7 @@ from .evidence import (
     greedy_cover,
     local_idf,
 )
+from .gathering import gathered
 from .numbers import figures, is_negation, negated, negated_near
 
 _PUNCT = ".,;:!?'’()[]—–-|·"
@@ -85,6 +86,9 @@ class ClaimFeatures:
     # The sentences of the best window that cover the claim, (source id, verbatim text):
     # the spans a `supported` verdict names for the paraphrase tier.
     spans: tuple[tuple[str, str], ...] = ()
+    # A list the claim names, spelled out in consecutive sentences of one window
+    # (`gathering.py`): those sentences, (source id, verbatim text).
+    gathered: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -165,6 +169,12 @@ def decide(f: ClaimFeatures, t: AuditThresholds) -> ClaimAudit:
         why = f"The evidence gives a different figure: {f.number_conflict}."
         return ClaimAudit(
             verdict=Verdict.CONTRADICTED, evidence=ev, confidence=overlap, rationale=why
+        )
+    if f.gathered and not f.quotes and not f.missing_numbers and not f.negation_missing:
+        why = "Each item of the list is in a sentence of the source, which spells it out."
+        rests = tuple(CitedSpan(source_id=sid, text=text) for sid, text in f.gathered)
+        return ClaimAudit(
+            verdict=Verdict.SUPPORTED, evidence=ev, confidence=0.9, rationale=why, spans=rests
         )
     verbatim = f.quotes and f.quotes_verbatim == f.quotes
     if verbatim and f.coverage >= 0.999 and not f.missing_numbers and not f.negation_missing:
@@ -303,6 +313,8 @@ class OfflineAuditor:
             evidence=tuple(unique(quote_ids + [s.passage_id for s in chosen])),
             spans=tuple((window.source_id, s.text) for s in sorted(chosen, key=lambda s: s.order)),
         )
+        if not parts.quotes:
+            features = _with_list(features, parts.body, cited, ctx)
         fast = parts.quotes and len(verbatim) == len(parts.quotes) and cov >= 0.999
         candidates = [] if fast else ranked[: t.dense_candidates]
         return _Lexical(parts, features, candidates)
@@ -349,6 +361,20 @@ def _negation_missing(claim_text: str, evidence: str) -> bool:
     source's metadata never use ("No Country for Old Men" negates nothing)."""
     cues = {w for w in words(claim_text) if is_negation(w)}
     return bool(cues - set(words(evidence)))
+
+
+def _with_list(f: ClaimFeatures, body: str, cited: Sequence[str], ctx: _Context) -> ClaimFeatures:
+    """The features with the sentences of the first window that spells out the list the
+    claim names (`gathering.py`), when it names one."""
+    for window in (w for c in cited for w in ctx.windows[c]):
+        source = ctx.by_id[window.source_id]
+        year = (source.date or "")[:4]
+        framing = _FRAME_TERMS | set(content_terms(" ".join((*source.names, year))))
+        found = gathered(body, window.sentences, framing)
+        if found:
+            spans = tuple((window.source_id, s.text) for s in found)
+            return replace(f, gathered=spans)
+    return f
 
 
 def _with_similarity(f: ClaimFeatures, sim: float) -> ClaimFeatures:

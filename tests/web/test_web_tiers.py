@@ -112,6 +112,14 @@ def published_with_paraphrase(
     return me, run_id, passage, number
 
 
+def held_receipt(reader: Callable[[], WebUser], web_desk: Desk) -> dict[str, Any]:
+    """The stored receipt of a reader's run that the gate held."""
+    me = reader()
+    held = me.wait(me.ask(HELD_QUESTION))
+    assert held["state"] == "held"
+    return stored(web_desk, held["run_id"])
+
+
 def passage_text(page: str, number: int) -> str:
     """What a reader reads of passage `number` on a source page: its text, tags dropped."""
     m = re.search(rf'<li id="p{number}"[^>]*>.*?</p>\s*<p>(.*?)</p>\s*</li>', page, re.S)
@@ -192,10 +200,7 @@ def test_a_receipt_written_before_tiers_still_renders_unmarked(
 def test_the_editor_sees_each_sentence_tier_anchors_resting_words_and_verdict_giver(
     reader: Callable[[], WebUser], editor: Callable[..., WebUser], app: FastAPI, web_desk: Desk
 ) -> None:
-    me = reader()
-    held = me.wait(me.ask(HELD_QUESTION))
-    assert held["state"] == "held"
-    receipt = stored(web_desk, held["run_id"])
+    receipt = held_receipt(reader, web_desk)
     source = receipt["sources"][0]
     passage = source["passages"][0]
     passage["text"] = PLANTED + passage["text"][len(PLANTED) :]
@@ -206,7 +211,7 @@ def test_the_editor_sees_each_sentence_tier_anchors_resting_words_and_verdict_gi
         receipt["claims"][0], receipt["claims"][0]["text"], rest, audited_by="draft"
     )
     rewrite(app, web_desk, receipt)
-    page = editor().get(f"/desk/runs/{held['run_id']}").text
+    page = editor().get(f"/desk/runs/{receipt['run_id']}").text
     assert page.count('class="desk-tier"') == len(receipt["claims"])  # every one says
     tier = '<span class="tier-word tier-paraphrase">paraphrase</span>'
     assert f'<p class="desk-tier" data-tier="paraphrase">Carried: {tier}' in page
@@ -277,16 +282,13 @@ def test_words_the_answerer_cited_are_named_as_its_own_in_the_widget(
 def test_words_the_answerer_cited_are_named_as_its_own_for_the_editor(
     reader: Callable[[], WebUser], editor: Callable[..., WebUser], app: FastAPI, web_desk: Desk
 ) -> None:
-    me = reader()
-    held = me.wait(me.ask(HELD_QUESTION))
-    assert held["state"] == "held"
-    receipt = stored(web_desk, held["run_id"])
+    receipt = held_receipt(reader, web_desk)
     first, source = receipt["claims"][0], receipt["sources"][0]
     start = source["passages"][0]["start"]
     rest = {"text": "x", "source_id": source["id"], "verbatim": True, "start": start}
     rest["end"] = start + 1
     receipt["claims"][0] = paraphrased(first, first["text"], rest, spans_by="answerer")
     rewrite(app, web_desk, receipt)
-    review = editor().get(f"/desk/runs/{held['run_id']}").text
+    review = editor().get(f"/desk/runs/{receipt['run_id']}").text
     assert review.count('class="desk-spans-by"') == 1
     assert "named by the answerer (its citations)" in review

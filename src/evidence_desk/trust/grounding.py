@@ -33,6 +33,7 @@ from .units import (
     Metadata,
     Reading,
     Token,
+    as_list,
     is_year,
     read_units,
     tokens,
@@ -97,6 +98,28 @@ DISCLAIMERS_AFTER = vocabulary(
     alleged supposedly if unless except provided otherwise"""
 )
 _SENTENCE_BREAK = re.compile(r"[.!?;:]\s|[.!?]$|\n\s*\n")
+# Gathering: a list the source spreads over consecutive sentences or lines ("The first is ...
+# The second is ...", a markdown list) may be joined in one sentence at its list joints. The
+# source's words between two items are only the end of the one item's sentence, at most
+# `LOOKAHEAD` words holding no negation, disclaimer, condition or contrast (`ITEM_TAIL_STOPS`),
+# and the start of the next one's, at most `LIST_LEAD_WORDS` words of `LIST_LEADS` or a list
+# number (`2.`); each item is asserted where it stands.
+LIST_LEAD_WORDS = 4
+LIST_LEADS = vocabulary(
+    """a an the and also another next finally lastly first second third fourth fifth sixth
+    seventh eighth ninth tenth firstly secondly thirdly one is are was were"""
+)
+CONTRASTS = vocabulary("but although though however yet except rather instead nevertheless")
+# The words that end an item's sentence may hold none of these, nor a number, within
+# `LOOKAHEAD` words of the item.
+ITEM_TAIL_STOPS = CRITICAL | NEGATIONS | DISCLAIMERS_AFTER | CONTRASTS
+# An item's sentence may go on longer only with a clause set off by a comma or a dash that
+# opens with one of `RELATIVES` ("freedom from want—which, translated into world terms,
+# means ..."): it tells more of the item and does not unsay it, unless it disclaims or
+# contrasts (`ELABORATION_STOPS`) anywhere in it.
+RELATIVES = vocabulary("which who whom whose")
+ELABORATION_STOPS = DISCLAIMERS_AFTER | CONTRASTS
+_LIST_NUMBER = re.compile(r"\d{1,2}[.)]")
 _NOT_TOGETHER = "no passage of {sid} holds its words together and in the same order"
 _DISCLAIMED = "{sid} negates or disclaims the words it uses, right before or after them"
 _OTHER_YEAR = "the passage of {sid} that holds its words gives another year"
@@ -230,16 +253,30 @@ def _ground_in(claim: DraftClaim, carrier: Carrier) -> Finding:
     readings = [reading]
     if reading.first_person is not None:
         readings.append(replace(reading, units=reading.first_person, first_person=None))
+    # The list reading last: a sentence the passage carries as it reads needs no gathering.
+    readings += [
+        replace(r, units=listed, first_person=None)
+        for r in list(readings)
+        if (listed := as_list(r.units)) is not None
+    ]
     for window, read in product(
         carrier.windows([s for spans in quote_spans for s in spans]), readings
     ):
-        problem, spans = _carried(read, quote_spans, window, text)
+        problem, chains = _carried(read, quote_spans, window, text)
         if problem is None:
-            # Carried: asserted where any one chain of it sits? (`spans` is never empty.)
+            # Carried: asserted where any one chain of it sits, each piece of it where it
+            # stands? (`chains` is never empty, nor is a chain.)
             region, dated = carrier.region(window), bool(reading.event_years)
-            reasons = [unasserted(text, region, s, claim, dated) for s in spans]
+            reasons = [
+                next(
+                    (r for p in pieces if (r := unasserted(text, region, p, claim, dated))),
+                    None,
+                )
+                for pieces in chains
+            ]
             if None in reasons:
-                return Finding((), carrier.source_id, window, spans[reasons.index(None)])
+                pieces = chains[reasons.index(None)]
+                return Finding((), carrier.source_id, window, (pieces[0][0], pieces[-1][1]))
             problem = next(r for r in reasons if r is not None)
         if problem != _NOT_TOGETHER:
             best = problem
@@ -346,6 +383,61 @@ class WindowWords:
             w in CRITICAL or w[:1].isdigit() for w in skipped
         )
 
+    def has_and(self, prev_last: int, first: int) -> bool:
+        """The passage has `and` between token `prev_last` and token `first`."""
+        return any(t.word == "and" for t in self.toks[prev_last + 1 : first])
+
+    def pieces(self, lo: int, hi: int, seams: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The text of tokens lo..hi, cut at each gathered seam (end of an item, start of the
+        next) into the pieces that carry a sentence."""
+        bounds = [lo, *(k for seam in seams for k in seam), hi]
+        if bounds != sorted(bounds):  # quotes after the list, in another order: one piece
+            bounds = [min(bounds), max(bounds)]
+        pairs = zip(bounds[::2], bounds[1::2], strict=True)
+        return [(self.toks[a].start, self.toks[b].end) for a, b in pairs]
+
+    def gathers(self, prev_last: int, first: int) -> bool:
+        """A list item at `first` may follow one ending at `prev_last` across exactly one
+        sentence or line break: before it, at most `LOOKAHEAD` words end the earlier item's
+        sentence, none of `ITEM_TAIL_STOPS` (or a longer relative clause set off from the
+        item, none of `ELABORATION_STOPS` in it); after it, at most `LIST_LEAD_WORDS` words of
+        `LIST_LEADS` or list numbers start the item's own."""
+        if first <= prev_last:
+            return False
+        cuts = [
+            k
+            for k in range(prev_last + 1, first + 1)
+            if self._breaks_line(k) and not (k > prev_last + 1 and self._list_number(k - 1))
+        ]
+        if len(cuts) != 1:
+            return False
+        tail, head = self.toks[prev_last + 1 : cuts[0]], range(cuts[0], first)
+        relative = bool(tail) and self._sets_off(prev_last) and tail[0].word in RELATIVES
+        return (
+            (len(tail) <= LOOKAHEAD or relative)
+            and not any(t.word in ITEM_TAIL_STOPS or t.word[:1].isdigit() for t in tail[:LOOKAHEAD])
+            and not any(t.word in ELABORATION_STOPS for t in tail)
+            and len(head) <= LIST_LEAD_WORDS
+            and all(self.toks[k].word in LIST_LEADS or self._list_number(k) for k in head)
+        )
+
+    def _sets_off(self, k: int) -> bool:
+        """A comma or a dash follows token `k`: what comes next is set off from it."""
+        gap = self.text[self.toks[k].end : self.toks[k + 1].start]
+        return any(mark in gap for mark in (",", "—", "–", "--"))
+
+    def _breaks_line(self, k: int) -> bool:
+        """A sentence or a line ends between token k-1 and token k."""
+        return self.breaks[k] or "\n" in self.text[self.toks[k - 1].end : self.toks[k].start]
+
+    def _list_number(self, k: int) -> bool:
+        """Token `k` numbers an item of a list: it opens its line and `.` or `)` follows."""
+        t = self.toks[k]
+        line_start = self.text.rfind("\n", 0, t.start) + 1
+        return not self.text[line_start : t.start].strip(" \t-*+") and bool(
+            _LIST_NUMBER.match(self.text, t.start)
+        )
+
     def _auxiliaries(self, k: int) -> frozenset[str]:
         """The auxiliaries a gap may skip before token `k`: `have` before a verb form (`I have
         directed` carries `Washington directed`), `am`/`is`/... before an `-ing` form (`I am
@@ -393,12 +485,14 @@ class WindowWords:
 
 def _carried(
     reading: Reading, quote_spans: list[list[tuple[int, int]]], window: Window, text: str
-) -> tuple[str | None, list[tuple[int, int]]]:
-    """(None, the spans of text that carry the units) when the window carries them;
-    otherwise (the reason it does not, []).
+) -> tuple[str | None, list[list[tuple[int, int]]]]:
+    """(None, for each way the window carries the units, the pieces of text that carry
+    them) when it does; otherwise (the reason it does not, []). A piece is all the carried
+    text but where the sentence gathers a list: there each item is a piece of its own.
 
-    A chain is (first token of the first unit, first and last token of the latest unit);
-    chains grow unit by unit, in the sentence's order.
+    A chain is (first token of the first unit, first and last token of the latest unit, the
+    gathered seams: (last token of an item, first token of the next)); chains grow unit by
+    unit, in the sentence's order.
     """
     passage = WindowWords.of(window, text)
     options = passage.options(reading, quote_spans, window)
@@ -408,22 +502,44 @@ def _carried(
     starts = [(a, b) for a, b in options[0] if not passage.negated_before(a)]
     # A quote shows where it starts; an extractive sentence's first words do not.
     extractive = units[0].quote is None
-    chains = [(a, a, b) for a, b in starts if not (extractive and passage.qualified_before(a))]
+    seamless: tuple[tuple[int, int], ...] = ()
+    chains = [
+        (a, a, b, seamless) for a, b in starts if not (extractive and passage.qualified_before(a))
+    ]
     disclaimed = not starts
     qualified = bool(starts) and not chains
     for i in range(1, len(units)):
-        free = units[i].quote is not None and units[i - 1].quote is not None
-        grown: list[tuple[int, int, int]] = []
+        unit = units[i]
+        free = unit.quote is not None and units[i - 1].quote is not None
+        grown: list[tuple[int, int, int, tuple[tuple[int, int], ...]]] = []
         for first, last in options[i]:
             if free and passage.negated_before(first):
                 disclaimed = True
                 continue
-            echo, quote = units[i].echo, units[i].quote is not None
-            start = next(
-                (c[0] for c in chains if free or passage.linked(c[2], first, echo, quote)), None
+            echo, quote = unit.echo, unit.quote is not None
+            chain = next(
+                (
+                    (c[0], first, last, c[3])
+                    for c in chains
+                    if free
+                    or (
+                        passage.linked(c[2], first, echo, quote)
+                        and (not unit.conjoined or passage.has_and(c[2], first))
+                    )
+                ),
+                None,
             )
-            if start is not None:
-                grown.append((start, first, last))
+            if chain is None and unit.joint:
+                chain = next(
+                    (
+                        (c[0], first, last, (*c[3], (c[2], first)))
+                        for c in chains
+                        if passage.gathers(c[2], first)
+                    ),
+                    None,
+                )
+            if chain is not None:
+                grown.append(chain)
         chains = grown
     ends = [c for c in chains if not passage.disclaimed_after(c[2])]
     if chains and not ends:
@@ -433,8 +549,7 @@ def _carried(
         if chains and not ends:
             return _OTHER_YEAR, []
     if ends:
-        toks = passage.toks
-        return None, [(toks[min(c[0], c[2])].start, toks[max(c[0], c[2])].end) for c in ends]
+        return None, [passage.pieces(min(c[0], c[2]), max(c[0], c[2]), c[3]) for c in ends]
     if disclaimed:
         return _DISCLAIMED, []
     return (_QUALIFIED if qualified else _NOT_TOGETHER), []

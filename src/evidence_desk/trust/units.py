@@ -46,7 +46,7 @@ matcher can refuse a passage that dates the same words otherwise.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from .claims import DraftClaim
@@ -240,6 +240,12 @@ class Unit:
     # Words the sentence set aside right before this unit (`and added to` in `resources and
     # added to our strength`): a passage may skip them there too, since the sentence has them.
     echo: frozenset[str] = frozenset()
+    # The sentence has list punctuation (`,` `;` `:`) or a list `and` right before this word:
+    # an item of a list it gathers may start here (`grounding.py`, gathering).
+    joint: bool = False
+    # In the list reading (`as_list`), the sentence's `and` right before this word was set
+    # aside: the passage has `and` there too, or the word starts an item it gathers.
+    conjoined: bool = False
 
 
 @dataclass(frozen=True)
@@ -277,7 +283,7 @@ def _read(
         if first_person and q == 0:
             run = _as_first_person(run, metadata)
         between_quotes = 0 < q < len(claim.quote_spans)  # after quote q-1, before quote q
-        units.extend(_run_units(run, metadata, years, between_quotes))
+        units.extend(_run_units(run, text, metadata, years, between_quotes))
         if q < len(claim.quote_spans):
             units.append(Unit(quote=q))
             cursor = claim.quote_spans[q][1]
@@ -329,7 +335,7 @@ def _framing_tokens(text: str, a: int, b: int) -> list[Token]:
 
 
 def _run_units(
-    run: list[Token], metadata: Metadata, years: set[str], between_quotes: bool
+    run: list[Token], text: str, metadata: Metadata, years: set[str], between_quotes: bool
 ) -> list[Unit]:
     """Units of a run of words outside quotes; event years are added to `years`. Between
     two quotes, frame vocabulary alone makes a frame (`"..." and "..."`), unless it holds a
@@ -356,10 +362,31 @@ def _run_units(
             if k < j and stretch.free(k):
                 freed.add(words[k])
                 continue
-            units.append(Unit(word=words[k], echo=frozenset(freed)))
+            joint = k > 0 and bool(_LIST_PUNCTUATION.search(text[run[k - 1].end : run[k].start]))
+            units.append(Unit(word=words[k], echo=frozenset(freed), joint=joint))
             freed = set()
         i = j + 1
     return units
+
+
+_LIST_PUNCTUATION = re.compile(r"[,;:]")
+
+
+def as_list(units: tuple[Unit, ...]) -> tuple[Unit, ...] | None:
+    """The list reading of a sentence, or None when it has no list joint: each `and` before a
+    word is set aside and that word is a joint, `conjoined` (`speech, worship and want` reads
+    as `speech`, `worship`, `want`, each an item that may start a sentence of its own)."""
+    out: list[Unit] = []
+    conjoin = False
+    for k, unit in enumerate(units):
+        later = units[k + 1] if k + 1 < len(units) else None
+        if unit.word == "and" and out and later is not None and later.quote is None:
+            conjoin = True
+            continue
+        out.append(replace(unit, joint=True, conjoined=True) if conjoin else unit)
+        conjoin = False
+    listed = tuple(out)
+    return listed if any(u.joint for u in listed) else None
 
 
 @dataclass(frozen=True)

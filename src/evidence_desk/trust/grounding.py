@@ -177,6 +177,16 @@ class Carrier:
                 out.append(Window(touched[0][1], touched[-1][2], tuple(p[0] for p in touched)))
         return out
 
+    def runs_on(self) -> list[Window]:
+        """Each two passages next to each other in the document, joined: where a gathered
+        list may run on across the split between passages (`The third is ...` ending one
+        passage, `The fourth is ...` opening the next)."""
+        return [
+            Window(a, b2, (pid, nid))
+            for k, ((pid, a, _), (nid, _, b2)) in enumerate(pairwise(self.passages))
+            if self._neighbours(k)
+        ]
+
     def region(self, window: Window) -> tuple[int, int]:
         """The window with up to `CONTEXT_BEFORE` passages before it and `CONTEXT_AFTER`
         after, as long as they follow each other in the document (consecutive ordinals,
@@ -254,14 +264,18 @@ def _ground_in(claim: DraftClaim, carrier: Carrier) -> Finding:
     if reading.first_person is not None:
         readings.append(replace(reading, units=reading.first_person, first_person=None))
     # The list reading last: a sentence the passage carries as it reads needs no gathering.
-    readings += [
+    listings = [
         replace(r, units=listed, first_person=None)
-        for r in list(readings)
+        for r in readings
         if (listed := as_list(r.units)) is not None
     ]
-    for window, read in product(
-        carrier.windows([s for spans in quote_spans for s in spans]), readings
-    ):
+    windows = carrier.windows([s for spans in quote_spans for s in spans])
+    # A list alone may run on into the next passage, and only after every single window.
+    attempts = [
+        *product(windows, readings + listings),
+        *product(carrier.runs_on() if listings else [], listings),
+    ]
+    for window, read in attempts:
         problem, chains = _carried(read, quote_spans, window, text)
         if problem is None:
             # Carried: asserted where any one chain of it sits, each piece of it where it

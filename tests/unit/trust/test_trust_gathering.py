@@ -178,3 +178,58 @@ def test_an_item_is_a_piece_of_its_own_unless_quotes_run_back() -> None:
     assert [text[a:b] for a, b in words.pieces(2, 1, [(3, 7)])] == [
         "goals: open data. The second is plain"
     ]
+
+
+SPLIT_AT = SPEECH.index("The third")
+FOUR = GATHERED[0][0]
+
+
+def split_source(text: str, cut: int, *, second: str = "d#1", gap: str = "") -> EvidenceSource:
+    """`text` stored as two passages, the second starting at `cut` (after `gap`)."""
+    stored = text[:cut] + gap + text[cut:]
+    return EvidenceSource(
+        "S1",
+        "d",
+        stored,
+        (("d#0", 0, cut), (second, cut + len(gap), len(stored))),
+        title="Remarks",
+        date="1941-01-06",
+        names=("Franklin D. Roosevelt",),
+    )
+
+
+def test_a_list_may_run_on_into_the_next_passage() -> None:
+    (claim,) = split_claims(FOUR)
+    checks, _ = check_claim(claim, {"S1": split_source(SPEECH, SPLIT_AT)})
+    assert checks.grounding == ()
+    assert checks.carried_by == ("d#0", "d#1")
+
+
+@pytest.mark.parametrize(
+    ("second", "gap"),
+    [("d#5", ""), ("d#1", "Applause. ")],
+    ids=["not the next passage", "words between them"],
+)
+def test_a_list_runs_on_only_into_the_passage_next_to_it(second: str, gap: str) -> None:
+    (claim,) = split_claims(FOUR)
+    checks, _ = check_claim(claim, {"S1": split_source(SPEECH, SPLIT_AT, second=second, gap=gap)})
+    assert checks.grounding
+
+
+def test_what_opens_the_next_passage_may_not_govern_an_item() -> None:
+    refuted = SPEECH[:SPLIT_AT] + "But I do not believe in this. " + SPEECH[SPLIT_AT:]
+    (claim,) = split_claims(FOUR)
+    checks, _ = check_claim(claim, {"S1": split_source(refuted, SPLIT_AT)})
+    assert checks.grounding
+
+
+def test_only_a_list_runs_on_into_the_next_passage() -> None:
+    text = "We look forward to a world founded upon four essential human freedoms. "
+    cut = text.index("founded")
+    (claim,) = split_claims(
+        "Roosevelt said that we look forward to a world founded upon four essential human "
+        "freedoms [S1]."
+    )
+    assert check_claim(claim, {"S1": source(text)})[0].grounding == ()
+    checks, _ = check_claim(claim, {"S1": split_source(text, cut)})
+    assert checks.grounding

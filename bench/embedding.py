@@ -168,7 +168,7 @@ def _onnx_pool(spec: dict[str, Any]) -> Any:
     """The product's own bulk embedder for an ONNX variant (`Desk` ingest builds the same)."""
     import functools
 
-    from evidence_desk.deskembed import worker_embedder
+    from evidence_desk.desk.embedding import worker_embedder
     from evidence_desk.retrieval.embedders import models_home
     from evidence_desk.retrieval.parallel import ParallelEmbedder
     from evidence_desk.settings import Settings

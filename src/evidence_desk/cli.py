@@ -19,12 +19,9 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from .desk import AskResult, Desk, EngineProbe, publisher_name
-from .deskembed import Estimate
+from .desk import DISPLAY_STATES, AskResult, Desk, EngineProbe, Estimate, RunState, publisher_name
 from .errors import DeskError
 from .progress import StatusLine, follow
-from .runs.records import DISPLAY_STATES
-from .runs.state import RunState
 from .settings import Settings
 from .types import Decision, Receipt, decision_words
 

@@ -1,8 +1,8 @@
 """One judgment of a draft, one path: check, audit, decide.
 
 Wherever a draft is judged, it is judged here: a run's verify, audit and gate stages
-(`runs/stages.py`), the `check` command (`drafts.py`), and an editor's edit of a held run
-(`workspace/review.py`). Like pydantic-ai's `run`, `run_sync` and `run_stream` driving one
+(`runs/stages.py`), the `check` command (`desk/drafts.py`), and an editor's edit of a held run
+(`desk/workspace/review.py`). Like pydantic-ai's `run`, `run_sync` and `run_stream` driving one
 `iter`, the three differ only in where their inputs come from:
 
 | | sources | texts | the question read by |

@@ -4,7 +4,7 @@
 `ProgressTracker` is told what the work is doing (its stage, passages done out of how many)
 and answers `Progress` snapshots. Time left is measured, not guessed: it starts from the
 desk's estimate (the rate of the last ingest on this machine, or a probe of this job's own
-texts: `deskembed.Estimate`), and as passages come back it moves to the rate the embedding
+texts: `desk.embedding.Estimate`), and as passages come back it moves to the rate the embedding
 actually reaches: a time-weighted moving average whose memory is `RATE_SECONDS`, so the
 estimate's weight falls to 1/e after that long and to 5% after three times as long. The
 first observation only starts the clock: worker start-up and model load are behind it and

@@ -40,7 +40,7 @@ from evidence_desk.archive.chunking import chunk
 from evidence_desk.archive.entities import entities_from_documents
 from evidence_desk.archive.loaders.common import build_document, normalise_newlines
 from evidence_desk.desk import Desk
-from evidence_desk.drafts import question_reader
+from evidence_desk.desk.drafts import question_reader
 from evidence_desk.judgment import QuestionReader
 from evidence_desk.retrieval.coverage import ArchiveStats, SubjectRule
 from evidence_desk.retrieval.days import day_numbers

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evidence_desk.agents.base import Advice, Auditor, ClaimToAudit, ModelUsage, RunBudget
-from evidence_desk.drafts import DraftInput, check_drafts, draft_sources
+from evidence_desk.desk.drafts import DraftInput, check_drafts, draft_sources
 from evidence_desk.judgment import QuestionReader
 from evidence_desk.settings import Settings
 from evidence_desk.store.sqlite import ArchiveStore

@@ -496,7 +496,7 @@ def test_every_error_a_user_can_act_on_is_a_desk_error() -> None:
     from evidence_desk.agents.providers import ProviderSetupError, UnknownEngineError
     from evidence_desk.archive.ingest import IngestError
     from evidence_desk.archive.sample import SampleError
-    from evidence_desk.drafts import DraftFileError
+    from evidence_desk.desk.drafts import DraftFileError
     from evidence_desk.errors import DeskError
     from evidence_desk.evaluation.questions import QuestionFileError
     from evidence_desk.retrieval.parallel import EmbeddingWorkerError

@@ -23,7 +23,7 @@ from runs_helpers import QUESTION, desk_at
 
 from evidence_desk.agents.base import Advice, AgentFailure, ModelUsage
 from evidence_desk.desk import Desk
-from evidence_desk.drafts import DraftInput, DraftSource, draft_sources
+from evidence_desk.desk.drafts import DraftInput, DraftSource, draft_sources
 from evidence_desk.runs.loop import drive
 from evidence_desk.runs.pipeline import new_run_id
 from evidence_desk.runs.stages import receipt_of

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from evidence_desk import deskprepare
 from evidence_desk.archive.loaders import iter_documents
 from evidence_desk.archive.results import LoadResult
-from evidence_desk.desk import Desk
-from evidence_desk.deskprepare import ArchivePreparing, SamplePreparation
+from evidence_desk.desk import Desk, preparing
+from evidence_desk.desk.preparing import ArchivePreparing, SamplePreparation
 from evidence_desk.errors import DeskError
 from evidence_desk.retrieval.embedder import Vectors
 from evidence_desk.settings import Settings
@@ -123,7 +122,7 @@ def test_stopped_while_storing_it_leaves_the_archive_as_it_was(
 def test_stopped_while_embedding_the_next_run_embeds_only_what_is_left(
     tmp_path: Path, small_archive_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(deskprepare, "SLICE", 50)
+    monkeypatch.setattr(preparing, "SLICE", 50)
     home, cache = tmp_path / "home", tmp_path / "cache"
     first = HeldEmbedder()
     desk = Desk(settings(home, cache), embedder=first)

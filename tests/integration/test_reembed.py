@@ -13,7 +13,7 @@ from runs_helpers import QUESTION
 
 from evidence_desk.cli import main
 from evidence_desk.desk import Desk
-from evidence_desk.deskembed import Estimate
+from evidence_desk.desk.embedding import Estimate
 from evidence_desk.errors import DeskError
 from evidence_desk.retrieval import onnxbuild
 from evidence_desk.retrieval.embedders import recorded

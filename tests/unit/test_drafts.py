@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from evidence_desk.drafts import DraftFileError, DraftInput, InvalidDraft, reaching, read_drafts
+from evidence_desk.desk.drafts import (
+    DraftFileError,
+    DraftInput,
+    InvalidDraft,
+    reaching,
+    read_drafts,
+)
 from evidence_desk.types import ScoredPassage, Source, TimeWindow
 
 

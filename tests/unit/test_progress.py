@@ -9,7 +9,7 @@ import io
 
 import pytest
 
-from evidence_desk.deskprepare import refusal
+from evidence_desk.desk.preparing import refusal
 from evidence_desk.progress import ArchiveProgress, ProgressTracker, StatusLine
 
 

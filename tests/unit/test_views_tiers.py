@@ -1,4 +1,4 @@
-"""What the pages are given of a sentence's tier (`workspace/views.py`): each published
+"""What the pages are given of a sentence's tier (`desk/workspace/views.py`): each published
 sentence's tier, the passages cut at quotes and at the stretches a paraphrase rests on, and
 the editor's row for each held sentence.
 
@@ -15,9 +15,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evidence_desk.types import CitedSpan, Claim, ClaimChecks, Quote, Tier, Verdict
-from evidence_desk.workspace.passages import Piece, pieces
-from evidence_desk.workspace.views import (
+from evidence_desk.desk.workspace.passages import Piece, pieces
+from evidence_desk.desk.workspace.views import (
     Published,
     SentenceTier,
     held_reasons,
@@ -25,6 +24,7 @@ from evidence_desk.workspace.views import (
     shown_claims,
     source_view,
 )
+from evidence_desk.types import CitedSpan, Claim, ClaimChecks, Quote, Tier, Verdict
 
 # One source of two passages, one after the other in its stored text.
 P1 = "The Peace of 1919 was far less unjust than the <pacification>."

@@ -1,4 +1,4 @@
-"""The conversation list's words and the follow-up box's suggestion (`workspace/threads.py`),
+"""The conversation list's words and the follow-up box's suggestion (`desk/workspace/threads.py`),
 and the store's one-query summary of a reader's conversations (`store/accounts.py`)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from evidence_desk.agents.base import ArchiveProfile
+from evidence_desk.desk.workspace.threads import followup_hint, outcome_words, thread_summary
 from evidence_desk.store import accounts
 from evidence_desk.store.migrations import migrate
 from evidence_desk.types import TimeWindow
-from evidence_desk.workspace.threads import followup_hint, outcome_words, thread_summary
 
 KENNEDY = TimeWindow(start="1961-01-30", end="1963-01-14", label="John F. Kennedy")
 TEDDY = TimeWindow(start="1901-12-03", end="1908-12-08", label="Theodore Roosevelt")

@@ -24,7 +24,7 @@ from web_helpers import FINISHED, HELD_QUESTION, QUESTION, WebUser, Widget
 from web_security_helpers import registered_routes
 
 from evidence_desk.desk import Desk
-from evidence_desk.workspace import HELD_NOTICE
+from evidence_desk.desk.workspace import HELD_NOTICE
 
 # GET routes that are not a reader's view of a run: the desk's (editor-only, tested in
 # test_web_security.py), and pages that hold no run at all.

@@ -21,7 +21,7 @@ from web_helpers import QUESTION, WebUser, Widget
 
 from evidence_desk.archive.loaders import iter_documents
 from evidence_desk.desk import Desk
-from evidence_desk.deskprepare import SamplePreparation
+from evidence_desk.desk.preparing import SamplePreparation
 from evidence_desk.retrieval.embedder import Vectors
 from evidence_desk.server import create_app
 from evidence_desk.settings import Settings

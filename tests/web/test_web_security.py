@@ -49,10 +49,10 @@ from web_security_helpers import (
 )
 
 from evidence_desk.desk import Desk
+from evidence_desk.desk.workspace.errors import Forbidden
 from evidence_desk.server import create_app
 from evidence_desk.server.security import COOKIE, MAX_BODY, SECURE_COOKIE
 from evidence_desk.testing.embedder import HashingEmbedder
-from evidence_desk.workspace.errors import Forbidden
 
 PUBLIC, RECORD, UNSAFE, EDITOR, WIDGET = "public", "record", "unsafe", "editor", "widget"
 KINDS = frozenset({PUBLIC, RECORD, UNSAFE, EDITOR, WIDGET})

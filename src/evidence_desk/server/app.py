@@ -7,7 +7,7 @@ one sentence: a JSON `{"error": ...}` for the API (paths under `/api/`) and for 
 that asked for JSON, a small page otherwise.
 
 A desk still preparing its archive (`serve --sample` on an empty data directory,
-`deskprepare.py`) serves at once: every page shows the progress (`preparing.py`), a
+`desk/preparing.py`) serves at once: every page shows the progress (`preparing.py`), a
 question asked meanwhile is a 503 saying how long is left (its page keeps the question in
 its form), and the runs interrupted before wait until the archive is ready.
 """
@@ -28,11 +28,9 @@ from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
-from ..deskprepare import ArchivePreparing
+from ..desk import ArchivePreparing, WorkspaceError, state_words
 from ..errors import DeskError
-from ..runs.records import state_words
 from ..types import decision_words
-from ..workspace.errors import WorkspaceError
 from .context import current
 from .jobs import RunExecutor
 from .logs import log

@@ -1,6 +1,6 @@
 """Signing in and out: the only routes that change who a session belongs to.
 
-Signing in checks the password (`workspace/people.py`: Argon2id, rate-limited per name and
+Signing in checks the password (`desk/workspace/people.py`: Argon2id, rate-limited per name and
 per client), ends the browser's current session and sets a new cookie, so a session id
 planted before sign-in is worth nothing after it. Signing out revokes the session.
 """
@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from ..workspace.errors import SignInRequired, TooManyAttempts
+from ..desk import SignInRequired, TooManyAttempts
 from .context import Who, reader, set_session_cookie, workspace_of, writer
 from .reader import page
 from .security import local_path

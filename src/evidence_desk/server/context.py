@@ -15,13 +15,11 @@ from typing import TYPE_CHECKING, Any
 from fastapi import Request
 from starlette.concurrency import run_in_threadpool
 
-from ..store.accounts import Session, User
-from ..workspace.errors import Forbidden, SignInRequired, WorkspaceError
+from ..desk import Forbidden, Session, SignInRequired, User, WorkspaceError
 from .security import check_csrf, cookie_name, session_cookie
 
 if TYPE_CHECKING:
-    from ..desk import Desk
-    from ..workspace import Workspace
+    from ..desk import Desk, Workspace
 
 
 class CsrfRefused(WorkspaceError):

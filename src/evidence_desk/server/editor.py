@@ -9,7 +9,7 @@ draft's sentences and their problems beside the sources' passages, with three fo
 operations. Every route refuses a reader (403) and a visitor with no session (401; on an
 unsafe method the CSRF check answers first, with its 403): `context.editor` and
 `context.editor_writer`. The decisions, and the rule that a run is decided once, are the
-workspace's (`workspace/review.py`); this module carries them over HTTP and nothing more.
+workspace's (`desk/workspace/review.py`); this module carries them over HTTP and nothing more.
 """
 
 from __future__ import annotations
@@ -23,11 +23,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from ..store.accounts import Review, SwitchFlip, User
-from ..workspace import Workspace
-from ..workspace.errors import WorkspaceError
-from ..workspace.review import ReviewResult
-from ..workspace.views import held_reasons
+from ..desk import Review, ReviewResult, SwitchFlip, User, Workspace, WorkspaceError, held_reasons
 from .context import Who, editor, editor_writer, workspace_of
 from .logs import RUN_ID
 from .reader import page

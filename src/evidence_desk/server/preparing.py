@@ -1,7 +1,7 @@
 """While the archive is being prepared: `/api/preparing`, and what every page shows of it.
 
 `serve --sample sotu` on an empty data directory serves at once and prepares the archive in
-the background (`deskprepare.py`). Every page built on `base.html` shows its progress
+the background (`desk/preparing.py`). Every page built on `base.html` shows its progress
 (`_preparing.html`, through the template global `archive_preparing`, which is `shown`);
 `static/preparing.js` keeps the bar current from `/api/preparing` and reloads the page once
 the archive is ready. A question asked before then is refused by the desk itself

@@ -21,9 +21,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from ..store.accounts import OwnedRun
-from ..store.runs import StoredEvent
-from ..workspace import RunPage, Workspace
+from ..desk import OwnedRun, RunPage, StoredEvent, Workspace
 from .context import Who, reader, workspace_of, writer
 from .logs import RUN_ID
 

@@ -2,7 +2,7 @@
 
 * **Sessions.** An opaque random token in an HttpOnly, SameSite=Lax cookie, named with the
   `__Host-` prefix and marked Secure over HTTPS. A first visit to a page makes an anonymous
-  reader and their session; signing in makes a new one (`workspace/people.py`).
+  reader and their session; signing in makes a new one (`desk/workspace/people.py`).
 * **CSRF.** Every unsafe request (anything but GET, HEAD, OPTIONS) must carry the
   session's token, in the `X-CSRF-Token` header or a `csrf_token` form field, compared in
   constant time, and must not come from another site: `Sec-Fetch-Site`, when the browser
@@ -28,7 +28,7 @@ from typing import Any
 
 from starlette.exceptions import HTTPException
 
-from ..store.accounts import Session
+from ..desk import Session
 from .logs import REQUEST_ID, RUN_ID, log
 
 Scope = MutableMapping[str, Any]

@@ -35,9 +35,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from ..store.accounts import OwnedRun, Session
-from ..workspace import RunPage, Workspace
-from ..workspace.errors import NotFound, WorkspaceError
+from ..desk import NotFound, OwnedRun, RunPage, Session, Workspace, WorkspaceError
 from .context import own_origin, workspace_of
 from .logs import RUN_ID
 from .security import cross_site

@@ -32,14 +32,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..agents.base import Auditor, RunBudget
-from ..clock import Clock, iso_us
-from ..judgment import Judgment, MissingText, TextLookup, judge, source_texts
-from ..runs.publish import Publisher
-from ..settings import Settings
-from ..store.accounts import Accounts, Review, ReviewAction, User, new_id
-from ..store.sqlite import ArchiveStore
-from ..types import Coverage, GatePolicy, Receipt, Source
+from ...agents.base import Auditor, RunBudget
+from ...clock import Clock, iso_us
+from ...judgment import Judgment, MissingText, TextLookup, judge, source_texts
+from ...runs.publish import Publisher
+from ...settings import Settings
+from ...store.accounts import Accounts, Review, ReviewAction, User, new_id
+from ...store.sqlite import ArchiveStore
+from ...types import Coverage, GatePolicy, Receipt, Source
 from .errors import Conflict, NotFound, WorkspaceError, shown
 
 MAX_DRAFT_CHARS = 20_000

@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..agents.base import ArchiveProfile
-from ..agents.offline.followup import topic_of
-from ..agents.offline.planner import OfflinePlanner
-from ..store.accounts import ConversationSummary
-from ..types import Decision, decision_words
+from ...agents.base import ArchiveProfile
+from ...agents.offline.followup import topic_of
+from ...agents.offline.planner import OfflinePlanner
+from ...store.accounts import ConversationSummary
+from ...types import Decision, decision_words
 
 _PUBLISHED = {Decision.AUTO_CLEARED.value, Decision.PUBLISHED_AFTER_PRUNING.value}
 _REVIEWED = {"approved": "Published after review", "edited": "Published after review"}

@@ -6,7 +6,7 @@ line prints it, the web app sends it with `status`.
 
 from __future__ import annotations
 
-from ..errors import DeskError
+from ...errors import DeskError
 
 
 def shown(value: str, limit: int = 64) -> str:

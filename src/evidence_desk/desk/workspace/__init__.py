@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DeskError
-from ..store.accounts import Channel, Conversation, OwnedRun, SwitchFlip, User
-from ..store.runs import StoredEvent
+from ...errors import DeskError
+from ...store.accounts import Channel, Conversation, OwnedRun, SwitchFlip, User
+from ...store.runs import StoredEvent
 from .errors import Forbidden, NotFound, TooLarge, WorkspaceError, shown
 from .people import People
 from .review import ReviewResult, StandardsDesk
@@ -36,7 +36,7 @@ from .views import (
 )
 
 if TYPE_CHECKING:
-    from ..desk import Desk
+    from ..facade import Desk
 
 __all__ = ["Workspace"]
 

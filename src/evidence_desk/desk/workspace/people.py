@@ -19,8 +19,8 @@ from functools import cached_property
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from ..settings import Settings
-from ..store.accounts import AccountExists, Accounts, Role, Session, SessionKind, User
+from ...settings import Settings
+from ...store.accounts import AccountExists, Accounts, Role, Session, SessionKind, User
 from .errors import SignInRequired, TooManyAttempts, WorkspaceError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")

@@ -17,54 +17,54 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .agents import probe
-from .agents.doctor import DoctorReport, diagnose
-from .agents.offline.planner import OfflinePlanner
-from .agents.probe import EngineProbe as EngineProbe
-from .agents.probe import ProbePlan
-from .agents.registry import ROLES, Agents
-from .agents.registry import resolve as resolve_agents
-from .archive.ingest import IngestError, IngestProgress, IngestSummary, ingest
-from .archive.loaders import iter_documents
-from .archive.results import LoadResult, published_by
-from .archive.sample import SAMPLES, SampleError, load_sample
-from .clock import Clock, system_clock
-from .deskarchive import PREPARING_KEY, DeskArchive
-from .deskembed import DeskEmbedding, Estimate, ReembedSummary
-from .deskprepare import SamplePreparation, unfinished
-from .deskweb import DeskWeb, FetchReport
-from .drafts import DraftFileError, DraftInput, check_drafts, question_reader, read_drafts
-from .errors import DeskError
-from .evaluation.questions import (
+from ..agents import probe
+from ..agents.doctor import DoctorReport, diagnose
+from ..agents.offline.planner import OfflinePlanner
+from ..agents.probe import EngineProbe as EngineProbe
+from ..agents.probe import ProbePlan
+from ..agents.registry import ROLES, Agents
+from ..agents.registry import resolve as resolve_agents
+from ..archive.ingest import IngestError, IngestProgress, IngestSummary, ingest
+from ..archive.loaders import iter_documents
+from ..archive.results import LoadResult, published_by
+from ..archive.sample import SAMPLES, SampleError, load_sample
+from ..clock import Clock, system_clock
+from ..errors import DeskError
+from ..evaluation.questions import (
     BUNDLED_ARCHIVES,
     Question,
     QuestionFileError,
     bundled_questions,
     load_questions,
 )
-from .evaluation.runner import evaluate
-from .judgment import QuestionReader
-from .receiptcheck import ChainOutcome, ReceiptChecker, VerifyOutcome
-from .retrieval.coverage import SubjectRule
-from .retrieval.embedder import Embedder
-from .retrieval.parallel import ParallelEmbedder
-from .runs.loop import OnEvent, StoredExecutor, is_dead, quiet
-from .runs.pipeline import Pipeline, PipelineConfig
-from .runs.publish import Publisher
-from .runs.records import DISPLAY_STATES, RunSummary, run_json, summarize
-from .runs.selection import SelectionBounds
-from .runs.stages import STAGE_FUNCTIONS, StageFunction
-from .settings import Settings
-from .store.embedding_cache import EmbeddingCache
-from .store.runs import LeaseLost, RunNotFound, RunRecords, StoredEvent, StoredRun
-from .store.sqlite import ArchiveStore
-from .trust.signing import (
+from ..evaluation.runner import evaluate
+from ..judgment import QuestionReader
+from ..retrieval.coverage import SubjectRule
+from ..retrieval.embedder import Embedder
+from ..retrieval.parallel import ParallelEmbedder
+from ..runs.loop import OnEvent, StoredExecutor, is_dead, quiet
+from ..runs.pipeline import Pipeline, PipelineConfig
+from ..runs.publish import Publisher
+from ..runs.records import DISPLAY_STATES, RunSummary, run_json, summarize
+from ..runs.selection import SelectionBounds
+from ..runs.stages import STAGE_FUNCTIONS, StageFunction
+from ..settings import Settings
+from ..store.embedding_cache import EmbeddingCache
+from ..store.runs import LeaseLost, RunNotFound, RunRecords, StoredEvent, StoredRun
+from ..store.sqlite import ArchiveStore
+from ..trust.signing import (
     key_id_for,
     load_or_create_key,
     public_key_b64,
     raw_public_key,
 )
-from .types import GatePolicy, Receipt
+from ..types import GatePolicy, Receipt
+from .archive import PREPARING_KEY, DeskArchive
+from .drafts import DraftFileError, DraftInput, check_drafts, question_reader, read_drafts
+from .embedding import DeskEmbedding, Estimate, ReembedSummary
+from .preparing import SamplePreparation, unfinished
+from .receipts import ChainOutcome, ReceiptChecker, VerifyOutcome
+from .web import DeskWeb, FetchReport
 
 MAX_PUBLISHER_CHARS = 100
 
@@ -129,7 +129,7 @@ class Desk:
 
     @cached_property
     def embedder(self) -> Embedder:
-        """The archive's own embedder, in process, for its queries (`deskembed.py`).
+        """The archive's own embedder, in process, for its queries (`embedding.py`).
 
         One thread: a query is a few dozen tokens, and with two threads each call
         measured up to ~0.5 s at p95 whenever another process held a core.
@@ -191,7 +191,7 @@ class Desk:
 
     @cached_property
     def web(self) -> DeskWeb:
-        """Web search, safe fetch, reading, attachments and snapshots (`deskweb.py`)."""
+        """Web search, safe fetch, reading, attachments and snapshots (`web.py`)."""
         return DeskWeb(self.settings, self.store, self.judge_embedder, self.clock)
 
     def fetch_page(self, url: str, question: str | None = None) -> FetchReport:
@@ -212,7 +212,7 @@ class Desk:
 
     def needs_preparation(self) -> bool:
         """True when the archive holds no document, or an earlier preparation of a sample
-        stopped before its last document was stored (`deskprepare.py`)."""
+        stopped before its last document was stored (`preparing.py`)."""
         if not self.settings.db_path.exists():
             return True
         return self.store.count_documents() == 0 or bool(self.store.get_meta(PREPARING_KEY))
@@ -221,7 +221,7 @@ class Desk:
         self, name: str, *, load: Callable[[], Sequence[LoadResult]] | None = None
     ) -> SamplePreparation:
         """Starts preparing the bundled sample `name` on a background thread and returns at
-        once (`deskprepare.py`); until it is ready, asking is refused with `ArchivePreparing`.
+        once (`preparing.py`); until it is ready, asking is refused with `ArchivePreparing`.
         `load` reads other documents in its place (a test's small archive)."""
         if load is None and name not in SAMPLES:
             raise DeskError(f"Unknown sample {name!r}; available samples: {', '.join(SAMPLES)}.")
@@ -468,7 +468,7 @@ class Desk:
         s = self.settings
         executor = StoredExecutor(self.run_records, lease_seconds=s.run_lease_seconds)
         if s.executor == "langgraph":
-            from .runs.graph import GraphExecutor
+            from ..runs.graph import GraphExecutor
 
             executor = GraphExecutor(
                 self.run_records, s.graph_db_path, lease_seconds=s.run_lease_seconds
@@ -611,7 +611,7 @@ class Desk:
 
     def trusted_keys(self, key_files: Sequence[Path] = ()) -> dict[bytes, str]:
         """The public keys receipts may be signed with, each with where it was trusted
-        (`receiptcheck.ReceiptChecker.trusted_keys`)."""
+        (`receipts.ReceiptChecker.trusted_keys`)."""
         return self._receipts.trusted_keys(key_files)
 
     def verify_receipt_file(self, path: Path, *, key_files: Sequence[Path] = ()) -> VerifyOutcome:

@@ -19,20 +19,20 @@ from typing import Any
 
 import numpy as np
 
-from .clock import Clock, iso_us
-from .errors import DeskError
-from .retrieval.embedder import Embedder
-from .runs.web import WebLimits, WebParts
-from .settings import Settings
-from .sources.fetch import Fetcher, FetchPolicy
-from .sources.netguard import FetchRefused
-from .sources.passages import default_scorers, select_passages
-from .sources.pool import pool_evidence, source_meta
-from .sources.reading import ReadLimits, ReadRefused, read_page
-from .sources.search import SearchFailed, SearchProvider, search_provider
-from .store.snapshots import Snapshot, Snapshots, snapshot_id_of
-from .store.sqlite import ArchiveStore
-from .types import Document
+from ..clock import Clock, iso_us
+from ..errors import DeskError
+from ..retrieval.embedder import Embedder
+from ..runs.web import WebLimits, WebParts
+from ..settings import Settings
+from ..sources.fetch import Fetcher, FetchPolicy
+from ..sources.netguard import FetchRefused
+from ..sources.passages import default_scorers, select_passages
+from ..sources.pool import pool_evidence, source_meta
+from ..sources.reading import ReadLimits, ReadRefused, read_page
+from ..sources.search import SearchFailed, SearchProvider, search_provider
+from ..store.snapshots import Snapshot, Snapshots, snapshot_id_of
+from ..store.sqlite import ArchiveStore
+from ..types import Document
 
 MAX_ATTACHMENT_BYTES = 20_000_000
 ATTACHMENT_TYPES = {

@@ -34,18 +34,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .agents.base import Advice, Auditor, ClaimToAudit, ModelUsage, RunBudget
-from .archive.chunking import chunk
-from .errors import DeskError
-from .judgment import QuestionReader, judge
-from .retrieval.coverage import ArchiveStats, SubjectRule, dated_in, unanswered
-from .runs.selection import source_of
-from .runs.stages import reach_windows, text_dates_into
-from .settings import Settings
-from .store.sqlite import ArchiveStore
-from .trust.checks import CheckedClaim
-from .trust.claims import split_claims, strip_markers
-from .types import (
+from ..agents.base import Advice, Auditor, ClaimToAudit, ModelUsage, RunBudget
+from ..archive.chunking import chunk
+from ..errors import DeskError
+from ..judgment import QuestionReader, judge
+from ..retrieval.coverage import ArchiveStats, SubjectRule, dated_in, unanswered
+from ..runs.selection import source_of
+from ..runs.stages import reach_windows, text_dates_into
+from ..settings import Settings
+from ..store.sqlite import ArchiveStore
+from ..trust.checks import CheckedClaim
+from ..trust.claims import split_claims, strip_markers
+from ..types import (
     CitedSpan,
     ClaimAudit,
     Document,

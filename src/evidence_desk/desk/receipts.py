@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .clock import system_clock
-from .errors import DeskError
-from .settings import Settings
-from .store.snapshots import SNAPSHOT_PREFIXES
-from .store.sqlite import ArchiveStore
-from .trust.canonical import DuplicateKeyError, loads_strict
-from .trust.receipts import VerifyReport, content_sha256, verify_receipt
-from .trust.signing import (
+from ..clock import system_clock
+from ..errors import DeskError
+from ..settings import Settings
+from ..store.snapshots import SNAPSHOT_PREFIXES
+from ..store.sqlite import ArchiveStore
+from ..trust.canonical import DuplicateKeyError, loads_strict
+from ..trust.receipts import VerifyReport, content_sha256, verify_receipt
+from ..trust.signing import (
     decode_public_key,
     key_id_for,
     parse_key_list,

@@ -33,13 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from .archive.chunking import chunk
-from .archive.hashing import sha256_text
-from .archive.loaders import load_file, sample_files
-from .archive.results import Loaded, LoadResult
-from .errors import DeskError
-from .retrieval.embedder import Embedder, TokenEmbedder, Vectors
-from .retrieval.embedders import (
+from ..archive.chunking import chunk
+from ..archive.hashing import sha256_text
+from ..archive.loaders import load_file, sample_files
+from ..archive.results import Loaded, LoadResult
+from ..errors import DeskError
+from ..retrieval.embedder import Embedder, TokenEmbedder, Vectors
+from ..retrieval.embedders import (
     check_embedder,
     check_queries,
     chosen_name,
@@ -53,11 +53,11 @@ from .retrieval.embedders import (
     target_name,
     vector_tag,
 )
-from .retrieval.onnxembed import OnnxEmbedder
-from .retrieval.parallel import ParallelEmbedder, resolve_workers
-from .settings import Settings
-from .store.embedding_cache import EmbeddingCache
-from .store.sqlite import ArchiveStore
+from ..retrieval.onnxembed import OnnxEmbedder
+from ..retrieval.parallel import ParallelEmbedder, resolve_workers
+from ..settings import Settings
+from ..store.embedding_cache import EmbeddingCache
+from ..store.sqlite import ArchiveStore
 
 RATES_FILE = "embed-rates.json"
 MIN_RATED = 500  # passages: a job shorter than this says little about the rate

@@ -5,7 +5,7 @@ It joins the store (documents, passages: the source of truth) with the hybrid in
 Everything derived from the store is cached per store generation.
 
 An archive whose meta carries the `preparing` mark is being stored by a background
-preparation (`deskprepare.py`): some of its documents are there, not all. It is never
+preparation (`preparing.py`): some of its documents are there, not all. It is never
 searched: a run that reaches it anyway (the desk refuses to open one) fails in one sentence.
 """
 
@@ -19,16 +19,16 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
-from .agents.base import ArchiveProfile
-from .archive.entities import entities_from_documents
-from .clock import system_clock
-from .retrieval.coverage import ArchiveStats
-from .retrieval.embedder import Embedder, Vectors
-from .retrieval.index import HybridIndex, IndexRows
-from .settings import Settings
-from .store.snapshots import SNAPSHOT_PREFIXES
-from .store.sqlite import ArchiveStore
-from .types import Document, Hit, TimeWindow
+from ..agents.base import ArchiveProfile
+from ..archive.entities import entities_from_documents
+from ..clock import system_clock
+from ..retrieval.coverage import ArchiveStats
+from ..retrieval.embedder import Embedder, Vectors
+from ..retrieval.index import HybridIndex, IndexRows
+from ..settings import Settings
+from ..store.snapshots import SNAPSHOT_PREFIXES
+from ..store.sqlite import ArchiveStore
+from ..types import Document, Hit, TimeWindow
 
 PREPARING_KEY = "preparing"  # archive meta: the sample whose documents are being stored
 

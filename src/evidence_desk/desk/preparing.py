@@ -28,21 +28,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .archive.hashing import sha256_text
-from .archive.ingest import IngestProgress, IngestSummary, ingest
-from .archive.results import Loaded, LoadResult
-from .archive.sample import load_sample
-from .deskarchive import PREPARING_KEY
-from .errors import DeskError
-from .progress import ArchiveProgress, ProgressTracker
-from .retrieval.embedder import Embedder, Vectors
-from .retrieval.embedders import make_embedder, vector_tag
-from .retrieval.parallel import ParallelEmbedder
-from .store.embedding_cache import EmbeddingCache
+from ..archive.hashing import sha256_text
+from ..archive.ingest import IngestProgress, IngestSummary, ingest
+from ..archive.results import Loaded, LoadResult
+from ..archive.sample import load_sample
+from ..errors import DeskError
+from ..progress import ArchiveProgress, ProgressTracker
+from ..retrieval.embedder import Embedder, Vectors
+from ..retrieval.embedders import make_embedder, vector_tag
+from ..retrieval.parallel import ParallelEmbedder
+from ..store.embedding_cache import EmbeddingCache
+from .archive import PREPARING_KEY
 from .workspace.errors import WorkspaceError
 
 if TYPE_CHECKING:
-    from .desk import Desk
+    from .facade import Desk
 
 SLICE = 1024  # passages per embedding call: how often vectors reach the cache
 # Measured on 2 shared cores (`python -m bench.first_hour`): exporting, quantising and

@@ -85,7 +85,7 @@ def test_a_run_interrupted_as_it_plans_resumes_with_its_thread(
     assert first.run_record(run.run_id)["plan"] is None  # nothing planned yet
     clock.now = T0 + timedelta(seconds=61)  # the lease ran out: another worker takes it
     other = desk_on(home, embedding_cache, clock)
-    assert other._executor.load(run.run_id).thread == (QUESTION,)
+    assert other.executor.load(run.run_id).thread == (QUESTION,)
     receipt = Receipt.model_validate(other.resume(run.run_id).receipt)
     assert receipt.plan.resolved_question == RESOLVED
     assert other.verify_receipt(receipt.model_dump(mode="json")).ok

@@ -48,7 +48,7 @@ def ask_until(home: Path, base_url: str, executor: str, kind: str, role: str) ->
     stored)."""
     desk = provider_desk(home, base_url, executor)
     if kind == "call_recorded":
-        desk._executor.on_call_recorded = lambda key: _die() if key.startswith(role) else None
+        desk.executor.on_call_recorded = lambda key: _die() if key.startswith(role) else None
     else:
         record = StoredLedger.record
 

@@ -91,7 +91,7 @@ def test_active_seconds_used_before_a_restart_still_count(
         (run,) = first.runs("running")  # its worker (this process) holds the lease
         # A new desk (a restarted process) with a fresh budget object resumes the run.
         second = make_desk("chat", fake.base_url, home=home, max_active_seconds=0.5)
-        second._executor.owner = first._executor.owner  # the same worker, restarted
+        second.executor.owner = first.executor.owner  # the same worker, restarted
         receipt = Receipt.model_validate(second.resume(run.run_id).receipt)
     held_on_budget(receipt, "answer")
     assert "0.5 active seconds" in receipt.failure.reason  # type: ignore[union-attr]

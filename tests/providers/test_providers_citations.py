@@ -204,12 +204,12 @@ def test_a_run_resumed_after_its_answer_keeps_the_answerers_spans(
                 raise Crash
 
         if point == "answer_recorded":
-            first._executor.on_call_recorded = recorded
+            first.executor.on_call_recorded = recorded
         with pytest.raises(Crash):
             first.ask(QUESTION, on_event=stored if point == "answer_stored" else None)
         (run,) = first.runs("running")
         second = make_desk("anthropic", fake.base_url, home=own_home)
-        second._executor.owner = first._executor.owner  # the same worker, restarted
+        second.executor.owner = first.executor.owner  # the same worker, restarted
         result = second.resume(run.run_id)
         assert second.verify_receipt(result.receipt).ok
     receipt = Receipt.model_validate(result.receipt)

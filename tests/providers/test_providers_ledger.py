@@ -138,13 +138,13 @@ def test_a_resumed_run_is_charged_what_its_ledger_holds(home: Path, allow_reques
             if key.startswith("answerer"):
                 raise Crash
 
-        first._executor.on_call_recorded = crash
+        first.executor.on_call_recorded = crash
         with pytest.raises(Crash):
             first.ask(QUESTION)
         (run,) = first.runs("running")
         assert first.run_record(run.run_id)["ledger"]["requests"] == 2  # planner, answerer
         second = provider_desk(home, fake.base_url)
-        second._executor.owner = first._executor.owner  # the same worker, restarted
+        second.executor.owner = first.executor.owner  # the same worker, restarted
         receipt = Receipt.model_validate(second.resume(run.run_id).receipt)
     assert receipt.decision == Decision.AUTO_CLEARED
     assert (model.calls("plan"), model.calls("answer"), model.calls("audit")) == (1, 1, 1)

@@ -80,12 +80,12 @@ def test_a_resumed_run_keeps_the_price_source_its_ledger_recorded(
     model = Model("chat")
     with FakeProvider("chat", model) as fake:
         first = make_desk("chat", fake.base_url, home=home, model=GENAI_ONLY)
-        first._executor.on_call_recorded = crash_after_the_answer
+        first.executor.on_call_recorded = crash_after_the_answer
         with pytest.raises(Crash):
             first.ask(QUESTION)
         (run,) = first.runs("running")
         second = make_desk("chat", fake.base_url, home=home, model=GENAI_ONLY)
-        second._executor.owner = first._executor.owner  # the same worker, restarted
+        second.executor.owner = first.executor.owner  # the same worker, restarted
         receipt = Receipt.model_validate(second.resume(run.run_id).receipt)
     assert model.calls("answer") == 1  # the recorded reply was read back, not asked again
     answer = next(s for s in receipt.stages if s.name == "answer")

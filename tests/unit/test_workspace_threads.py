@@ -12,6 +12,8 @@ from evidence_desk.agents.base import ArchiveProfile
 from evidence_desk.desk.workspace.threads import followup_hint, outcome_words, thread_summary
 from evidence_desk.store import accounts
 from evidence_desk.store.migrations import migrate
+from evidence_desk.store.rows import RunOwner
+from evidence_desk.store.runs import own_run
 from evidence_desk.types import TimeWindow
 
 KENNEDY = TimeWindow(start="1961-01-30", end="1963-01-14", label="John F. Kennedy")
@@ -111,7 +113,7 @@ def test_the_store_summarises_each_conversation_by_its_latest_run(tmp_path: Path
     ):
         at = t0 + dt.timedelta(minutes=n)
         _run(db, f"run-{n}", f"Question {n}?", mode, status, at=at.isoformat(), decision=decision)
-        accounts.own_run(db, at, f"run-{n}", user.user_id, older.conv_id, "workspace")
+        own_run(db, at, f"run-{n}", RunOwner(user.user_id, older.conv_id, "workspace"))
     first, second = accounts.conversations_of(db, user.user_id, 10)
     assert (first.conv_id, first.questions, first.status) == (newer.conv_id, 0, None)
     assert (second.questions, second.mode, second.status, second.decision) == (

@@ -19,9 +19,10 @@ from ..store.accounts import Conversation, OwnedRun, Review, Session, SwitchFlip
 from ..store.runs import StoredEvent
 from .drafts import DraftFileError
 from .embedding import Estimate, ReembedSummary
-from .facade import AskResult, Desk, publisher_name
+from .facade import Desk, publisher_name
 from .preparing import ArchivePreparing, SamplePreparation
 from .receipts import ChainOutcome, VerifyOutcome
+from .running import AskResult
 from .web import FetchReport
 from .workspace import HELD_NOTICE, RunPage, Thread, Workspace
 from .workspace.errors import (

@@ -39,8 +39,8 @@ from ..archive.chunking import chunk
 from ..errors import DeskError
 from ..judgment import QuestionReader, judge
 from ..retrieval.coverage import ArchiveStats, SubjectRule, dated_in, unanswered
+from ..runs.retrieve import reach_windows, text_dates_into
 from ..runs.selection import source_of
-from ..runs.stages import reach_windows, text_dates_into
 from ..settings import Settings
 from ..store.sqlite import ArchiveStore
 from ..trust.checks import CheckedClaim

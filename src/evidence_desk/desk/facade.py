@@ -1,21 +1,20 @@
-"""The façade: the one object the command line (and later the web app) calls.
+"""The façade: the one object the command line calls, and the web app starts from.
 
-`Desk` owns the settings, the archive store, the hybrid index, the embedding model, the
-agents and the desk's signing key, and opens each lazily, so `evidence-desk receipt verify`
-never loads a model and `ask` never rebuilds an index that is current. The index is derived
+`Desk` is one data directory's desk: ingest, ask, runs, `check`, receipts, evaluation, doctor
+and status. Its parts (the archive store, the hybrid index, the embedding model, the agents,
+the signing key, the run records) are built in `parts.py` and open lazily, so `evidence-desk
+receipt verify` never loads a model and `ask` never rebuilds an index that is current. Runs
+are opened and read through `running.py`, which the workspace shares. The index is derived
 data: whenever the store's generation moved past the index's, it is rebuilt from the store.
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..agents import probe
 from ..agents.doctor import DoctorReport, diagnose
@@ -23,12 +22,11 @@ from ..agents.offline.planner import OfflinePlanner
 from ..agents.probe import EngineProbe as EngineProbe
 from ..agents.probe import ProbePlan
 from ..agents.registry import ROLES, Agents
-from ..agents.registry import resolve as resolve_agents
 from ..archive.ingest import IngestError, IngestProgress, IngestSummary, ingest
 from ..archive.loaders import iter_documents
 from ..archive.results import LoadResult, published_by
 from ..archive.sample import SAMPLES, SampleError, load_sample
-from ..clock import Clock, system_clock
+from ..clock import Clock
 from ..errors import DeskError
 from ..evaluation.questions import (
     BUNDLED_ARCHIVES,
@@ -42,19 +40,17 @@ from ..judgment import QuestionReader
 from ..retrieval.coverage import SubjectRule
 from ..retrieval.embedder import Embedder
 from ..retrieval.parallel import ParallelEmbedder
-from ..runs.loop import OnEvent, StoredExecutor, is_dead, quiet
-from ..runs.pipeline import Pipeline, PipelineConfig
+from ..runs.loop import OnEvent, StoredExecutor
+from ..runs.pipeline import Pipeline
 from ..runs.publish import Publisher
-from ..runs.records import DISPLAY_STATES, RunSummary, run_json, summarize
-from ..runs.selection import SelectionBounds
-from ..runs.stages import STAGE_FUNCTIONS, StageFunction
+from ..runs.records import RunSummary
 from ..settings import Settings
 from ..store.embedding_cache import EmbeddingCache
-from ..store.runs import LeaseLost, RunNotFound, RunRecords, StoredEvent, StoredRun
+from ..store.rows import RunOwner
+from ..store.runs import RunRecords, StoredEvent, StoredRun
 from ..store.sqlite import ArchiveStore
 from ..trust.signing import (
     key_id_for,
-    load_or_create_key,
     public_key_b64,
     raw_public_key,
 )
@@ -62,9 +58,12 @@ from ..types import GatePolicy, Receipt
 from .archive import PREPARING_KEY, DeskArchive
 from .drafts import DraftFileError, DraftInput, check_drafts, question_reader, read_drafts
 from .embedding import DeskEmbedding, Estimate, ReembedSummary
-from .preparing import SamplePreparation, unfinished
+from .parts import Parts
+from .preparing import SamplePreparation
 from .receipts import ChainOutcome, ReceiptChecker, VerifyOutcome
+from .running import AskResult, Runs
 from .web import DeskWeb, FetchReport
+from .workspace import Workspace
 
 MAX_PUBLISHER_CHARS = 100
 
@@ -80,25 +79,13 @@ def publisher_name(given: str) -> str:
     return name
 
 
-if TYPE_CHECKING:
-    from .workspace import Workspace
-
-
-@dataclass(frozen=True)
-class AskResult:
-    receipt: dict[str, Any]
-    path: Path | None
-
-
 class Desk:
     """Evidence Desk on one data directory.
 
-    Its parts open lazily from the settings; `store`, `embedder` and `agents` may be given
-    instead (tests, benches, an app that shares one embedder between desks), and `clock`,
-    which every run's times and the run records' leases read (`clock.py`).
+    Its parts (`parts.py`) open lazily from the settings; `store`, `embedder` and `agents`
+    may be given instead (tests, benches, an app that shares one embedder between desks),
+    and `clock`, which every run's times and the run records' leases read (`clock.py`).
     """
-
-    _preparation: SamplePreparation | None = None  # `prepare_sample`'s, once it was called
 
     def __init__(
         self,
@@ -110,89 +97,72 @@ class Desk:
         clock: Clock | None = None,
     ) -> None:
         self.settings = settings or Settings()
-        self.clock: Clock = clock or system_clock
-        self._given_embedder = embedder
-        given = {"store": store, "embedder": embedder, "agents": agents}
-        self.__dict__.update({name: part for name, part in given.items() if part is not None})
+        self.parts = Parts(
+            self.settings, store=store, embedder=embedder, agents=agents, clock=clock
+        )
+        self.clock: Clock = self.parts.clock
+        self._runs = Runs(self.parts)
 
-    # ------------------------------------------------------------------ parts, opened lazily
+    # ------------------------------------------------------------------ parts (`parts.py`)
 
-    @cached_property
+    @property
     def store(self) -> ArchiveStore:
-        self.settings.home.mkdir(parents=True, exist_ok=True)
-        return ArchiveStore(self.settings.db_path)  # StoreError, SchemaError: a DeskError
+        return self.parts.store
 
-    @cached_property
+    @property
     def embedding(self) -> DeskEmbedding:
-        """Which embedder this archive uses, ingest's workers, estimates, `reembed`."""
-        return DeskEmbedding(self.settings, self.store)
+        return self.parts.embedding
 
-    @cached_property
+    @property
     def embedder(self) -> Embedder:
-        """The archive's own embedder, in process, for its queries (`embedding.py`).
+        return self.parts.embedder
 
-        One thread: a query is a few dozen tokens, and with two threads each call
-        measured up to ~0.5 s at p95 whenever another process held a core.
-        """
-        return self.embedding.query
-
-    @cached_property
+    @property
     def judge_embedder(self) -> Embedder:
-        """What the offline answerer and auditor and web-page scoring embed with: fp32."""
-        if self._given_embedder is not None:
-            return self._given_embedder
-        return self.embedding.judge
+        return self.parts.judge_embedder
 
-    @cached_property
+    @property
     def archive(self) -> DeskArchive:
-        return DeskArchive(self.store, self.settings, lambda: self.embedder)
+        return self.parts.archive
 
-    @cached_property
+    @property
     def policy(self) -> GatePolicy:
-        s = self.settings
-        return GatePolicy(
-            coverage_floor=s.coverage_floor,
-            max_pruned_fraction=s.max_pruned_fraction,
-            grounding=s.grounding,
-        )
+        return self.parts.policy
 
-    @cached_property
+    @property
     def agents(self) -> Agents:
-        """The planner, answerer and auditor on the engines the settings name."""
-        try:
-            return resolve_agents(self.settings, self.judge_embedder)
-        except ValueError as exc:
-            raise DeskError(str(exc)) from exc
+        return self.parts.agents
 
-    @cached_property
+    @property
     def pipeline(self) -> Pipeline:
-        agents = self.agents
-        s = self.settings
-        config = PipelineConfig(
-            policy=self.policy,
-            bounds=SelectionBounds(s.max_sources, s.passages_per_source),
-            rare_term_max_df=s.rare_term_max_df,
-            common_zipf=s.common_zipf,
-            max_model_calls=s.max_model_calls,
-            max_model_tokens=s.max_model_tokens,
-            max_spend_usd=s.max_run_spend_usd,
-            max_active_seconds=s.max_active_seconds,
-            relative_date_reach_days=s.relative_date_reach_days,
-        )
-        return Pipeline(
-            self.archive,
-            agents.planner,
-            agents.answerer,
-            agents.auditor,
-            config,
-            clock=self.clock,
-            web=self.web.parts(),
-        )
+        return self.parts.pipeline
+
+    @property
+    def web(self) -> DeskWeb:
+        return self.parts.web
+
+    @property
+    def key(self) -> Any:
+        return self.parts.key
+
+    @property
+    def publisher(self) -> Publisher:
+        return self.parts.publisher
+
+    @property
+    def run_records(self) -> RunRecords:
+        return self.parts.run_records
+
+    @property
+    def executor(self) -> StoredExecutor:
+        """The executor the settings name (`parts.py`)."""
+        return self.parts.executor
 
     @cached_property
-    def web(self) -> DeskWeb:
-        """Web search, safe fetch, reading, attachments and snapshots (`web.py`)."""
-        return DeskWeb(self.settings, self.store, self.judge_embedder, self.clock)
+    def workspace(self) -> Workspace:
+        """Readers, editors, sessions, conversations, reviews, the kill switch (`workspace/`),
+        on this desk's parts and runs."""
+        return Workspace(self.parts, self._runs)
 
     def fetch_page(self, url: str, question: str | None = None) -> FetchReport:
         """One URL through the runs' own safe fetch and reader; nothing is stored."""
@@ -208,7 +178,7 @@ class Desk:
     def given_embedder(self) -> Embedder | None:
         """The embedder this desk was given, which its ingests embed with too (None: the
         archive's own, with worker processes)."""
-        return self._given_embedder
+        return self.parts.given_embedder
 
     def needs_preparation(self) -> bool:
         """True when the archive holds no document, or an earlier preparation of a sample
@@ -226,18 +196,18 @@ class Desk:
         if load is None and name not in SAMPLES:
             raise DeskError(f"Unknown sample {name!r}; available samples: {', '.join(SAMPLES)}.")
         preparation = SamplePreparation(self, name, load=load)
-        self._preparation = preparation
+        self.parts.preparation = preparation
         preparation.start()
         return preparation
 
     @property
     def preparation(self) -> SamplePreparation | None:
-        return self._preparation
+        return self.parts.preparation
 
     def stop_preparation(self) -> None:
         """Stops a preparation still under way and waits for it: nothing half-stored stays."""
-        if self._preparation is not None:
-            self._preparation.stop()
+        if self.parts.preparation is not None:
+            self.parts.preparation.stop()
 
     def ingest(
         self,
@@ -286,7 +256,7 @@ class Desk:
         """Builds the model file the next ingest (or `reembed`) embeds with, when this
         machine has none yet, telling `notice` first (`DeskEmbedding.prepare`). An ingest
         that would be refused (another embedder's archive) is refused here, before a build."""
-        if self._given_embedder is not None:
+        if self.parts.given_embedder is not None:
             return
         name = self.embedding.target() if reembed else self.embedding.bulk_name()
         if not reembed:
@@ -296,8 +266,7 @@ class Desk:
     def reembed(self, progress: Callable[[int, int], None] | None = None) -> ReembedSummary:
         """Re-embeds every passage with the settings' embedder (`auto`: the default one)."""
         summary = self.embedding.reembed(self.embedding.target(), progress)
-        for name in ("embedder", "judge_embedder", "archive", "agents", "pipeline", "web"):
-            self.__dict__.pop(name, None)
+        self.parts.forget_embedders()
         self.archive.refresh()
         return summary
 
@@ -312,7 +281,7 @@ class Desk:
         s = self.settings
         cache = EmbeddingCache(s.cache_dir) if s.cache_dir else None
         # A desk given its embedder embeds its archive with it too (vectors must agree).
-        given = self._given_embedder
+        given = self.parts.given_embedder
         name = self.embedding.bulk_name()
         if given is None:
             self.embedding.check_ingest(name)
@@ -340,21 +309,12 @@ class Desk:
         self.archive.refresh()
         return summary
 
-    # ------------------------------------------------------------------ ask
+    # ------------------------------------------------------------------ ask (`running.py`)
 
     def require_archive(self, question: str = "", mode: str = "quick") -> None:
         """Refuses a question the archive cannot answer yet: empty, or still being prepared
         (`ArchivePreparing`, carrying the question, here or in another process)."""
-        if self._preparation is not None:
-            self._preparation.require_ready(question, mode)
-        name = self.store.get_meta(PREPARING_KEY)
-        if name:
-            raise unfinished(self.settings.home, name)
-        if self.store.count_documents() == 0:
-            raise DeskError(
-                f"The archive in {self.settings.home} is empty: run `evidence-desk ingest PATH...` "
-                "or `evidence-desk ingest --sample sotu` first."
-            )
+        self._runs.require_archive(question, mode)
 
     def run(
         self, question: str, *, mode: str = "quick", attachments: Sequence[str] = ()
@@ -384,49 +344,29 @@ class Desk:
         if not persist:
             receipt = self.run(question, mode=mode, attachments=attachments)
             return AskResult(receipt.model_dump(mode="json"), None)
-        question = question.strip()
-        if not question:
-            raise DeskError("The question is empty.")
-        self.require_archive()
-        state = self.pipeline.opening(question, mode, attachments, thread=thread)
-        self._executor.start(
-            state,
-            self.pipeline.deps(),
-            functions=self._stage_functions,
-            on_event=on_event or quiet,
+        return self._runs.start(
+            question, mode=mode, on_event=on_event, attachments=attachments, thread=thread
         )
-        return self._result(state.run_id)
 
     def submit(
         self,
         question: str,
         *,
         mode: str = "quick",
-        also: Callable[[sqlite3.Connection, str], None] | None = None,
+        owned_by: RunOwner | None = None,
         attachments: Sequence[str] = (),
         thread: Sequence[str] = (),
     ) -> str:
         """Open a run and return its id at once, queued; `execute` runs it (the web app's
-        executor). `also(db)` is written in the transaction that opens it (its reader);
-        `thread`: the earlier questions of its conversation, oldest first, stored with the
-        run so a resumed run plans against them too."""
-        question = question.strip()
-        if not question:
-            raise DeskError("The question is empty.")
-        self.require_archive(question, mode)
-        state = self.pipeline.opening(question, mode, attachments, thread=thread)
-        run_id = state.run_id
-        self._executor.open(state, also=None if also is None else lambda db: also(db, run_id))
-        return run_id
+        executor). `owned_by`: whose it is, written in the transaction that opens it;
+        `thread`: the earlier questions of its conversation, oldest first."""
+        return self._runs.submit(
+            question, mode=mode, owned_by=owned_by, attachments=attachments, thread=thread
+        )
 
     def execute(self, run_id: str) -> None:
         """Run a submitted (or interrupted) run to its end in this thread."""
-        run = self._run_or_fail(run_id)
-        if run.status not in ("running", "queued"):
-            return
-        self._executor.resume(
-            run_id, self.pipeline.deps, self.pipeline.budget(), functions=self._stage_functions
-        )
+        self._runs.execute(run_id)
 
     def warm(self) -> None:
         """Open every part a run needs now, in this thread, so concurrent runs share them
@@ -436,116 +376,34 @@ class Desk:
 
     def open_parts(self) -> None:
         """`warm` without asking whether the archive is ready (a preparation's last step)."""
-        self.archive.refresh()
-        _ = self.pipeline, self.key, self._executor, self.workspace
-        self.embedder.embed(["warm"])
+        self.parts.open()
+        _ = self.workspace
 
-    @cached_property
-    def workspace(self) -> Workspace:
-        """Readers, editors, sessions, conversations, reviews, the kill switch (`workspace/`)."""
-        from .workspace import Workspace
-
-        return Workspace(self)
-
-    @cached_property
-    def key(self) -> Any:
-        return load_or_create_key(self.settings.key_path)
-
-    # ------------------------------------------------------------------ runs
-
-    @cached_property
-    def publisher(self) -> Publisher:
-        return Publisher(self.store, lambda: self.key, self.settings.receipts_dir)
-
-    @cached_property
-    def run_records(self) -> RunRecords:
-        """The stored runs, their times read from the desk's clock."""
-        return self.store.runs_on(self.clock)
-
-    @cached_property
-    def _executor(self) -> StoredExecutor:
-        """The executor the settings name; both store the same records (`runs/graph.py`)."""
-        s = self.settings
-        executor = StoredExecutor(self.run_records, lease_seconds=s.run_lease_seconds)
-        if s.executor == "langgraph":
-            from ..runs.graph import GraphExecutor
-
-            executor = GraphExecutor(
-                self.run_records, s.graph_db_path, lease_seconds=s.run_lease_seconds
-            )
-        executor.max_running = s.max_concurrent_runs
-        return executor
-
-    @property
-    def _stage_functions(self) -> dict[str, StageFunction]:
-        return {**STAGE_FUNCTIONS, "publish": self.publisher.stage}
-
-    def _result(self, run_id: str) -> AskResult:
-        """The run's sealed receipt and its file, or the run's state when it has none."""
-        stored = self.store.get_receipt(run_id)
-        if stored is None:
-            run = self.run_records.get(run_id)
-            raise DeskError(f"Run {run_id} stopped before publishing ({run.status}).")
-        return AskResult(json.loads(stored.json), self.publisher.receipt_path(run_id))
-
-    def _run_or_fail(self, run_id: str) -> StoredRun:
-        try:
-            return self.run_records.get(run_id)
-        except RunNotFound:
-            raise DeskError(f"There is no run {run_id} in {self.settings.home}.") from None
+    # ------------------------------------------------------------------ runs (`running.py`)
 
     def resume(self, run_id: str, *, on_event: OnEvent | None = None) -> AskResult:
         """Continue a stored run from the stage it was in (its worker died or was stopped)."""
-        run = self._run_or_fail(run_id)
-        if run.status not in ("running", "queued"):
-            if run.status == "finished":
-                return self._result(run_id)
-            raise DeskError(
-                f"Run {run_id} was {run.status}; only a running or queued run can resume."
-            )
-        try:
-            self._executor.resume(
-                run_id,
-                self.pipeline.deps,
-                self.pipeline.budget(),
-                functions=self._stage_functions,
-                on_event=on_event or quiet,
-            )
-        except LeaseLost as exc:
-            raise DeskError(f"{exc} Resume it when that worker has stopped.") from None
-        return self._result(run_id)
+        return self._runs.resume(run_id, on_event=on_event)
 
     def cancel(self, run_id: str) -> StoredRun:
         """Stop a running run before its next stage; a finished run is left as it is."""
-        self._run_or_fail(run_id)
-        return self.run_records.cancel(run_id)
+        return self._runs.cancel(run_id)
 
     def runs(self, state: str | None = None, limit: int = 50) -> list[RunSummary]:
         """The newest runs first with their display state (`runs/records.py`), only those
         in `state` when given."""
-        if state is not None and state not in DISPLAY_STATES:
-            raise DeskError(f"Unknown run state {state!r}: use one of {', '.join(DISPLAY_STATES)}.")
-        now = self.run_records.now()
-        summaries = (summarize(r, is_dead, now) for r in self.run_records.recent(limit=10_000))
-        return [r for r in summaries if state is None or r.state == state][:limit]
+        return self._runs.recent(state, limit)
 
     def run_record(self, run_id: str) -> dict[str, Any]:
         """One run as stored: its row, each finished stage's record, and its state."""
-        run = self._run_or_fail(run_id)
-        state = self._executor.load(run_id)
-        summary = summarize(run, is_dead, self.run_records.now())
-        return run_json(summary, state, self.run_records.calls(run_id))
+        return self._runs.record(run_id)
 
     def runs_state(self, run_id: str) -> str:
         """A stored run's display state now (`runs/records.py`)."""
-        return self._state(run_id)
-
-    def _state(self, run_id: str) -> str:
-        return summarize(self.run_records.get(run_id), is_dead, self.run_records.now()).state
+        return self._runs.state(run_id)
 
     def run_events(self, run_id: str, after: int = 0) -> list[StoredEvent]:
-        self._run_or_fail(run_id)
-        return self.run_records.events(run_id, after)
+        return self._runs.events(run_id, after)
 
     def follow_events(
         self, run_id: str, *, follow: bool = False, poll: float = 0.2
@@ -559,7 +417,7 @@ class Desk:
             after = events[-1].seq if events else after
             if not follow:
                 return
-            if not events and self._state(run_id) != "running":
+            if not events and self.runs_state(run_id) != "running":
                 return
             if not events:
                 time.sleep(poll)

@@ -1,7 +1,7 @@
 """Sources beyond the archive as the desk provides them: web search, safe fetch, reading,
 attached files and stored snapshots, all built from `Settings`.
 
-`DeskWeb.parts()` is what a run gets (`runs/web.py`'s `WebParts`); `fetch_report` reads one
+`DeskWeb.parts()` is what a run gets (`runs/effects.py`'s `WebParts`); `fetch_report` reads one
 URL through exactly the same fetch, reader and passage selection for `evidence-desk fetch`,
 storing nothing; `attach` reads a reader's file into a snapshot a run can cite; `snapshot`
 re-opens what a run read (`evidence-desk sources show`).
@@ -22,7 +22,7 @@ import numpy as np
 from ..clock import Clock, iso_us
 from ..errors import DeskError
 from ..retrieval.embedder import Embedder
-from ..runs.web import WebLimits, WebParts
+from ..runs.effects import WebLimits, WebParts
 from ..settings import Settings
 from ..sources.fetch import Fetcher, FetchPolicy
 from ..sources.netguard import FetchRefused

@@ -20,7 +20,7 @@ selection keeps, `selection.kept_hits`) and looks, side by side, for a gap:
 A side issues at most `MAX_QUERIES_PER_SIDE` queries in all, its first pass's included; a
 side with no gap, no query left, or windows that hold no document searches nothing more.
 A gap query never leaves the side's windows and never names a term the archive does not
-hold. Its hits are merged into the side's (`stages.merge_gap_hits`): a passage ranks by its
+hold. Its hits are merged into the side's (`retrieve.merge_gap_hits`): a passage ranks by its
 best score, but its coverage evidence stays what the plan's own queries gave it, so a gap
 query can bring passages into the evidence and never lift a question over the coverage
 floor by its own cosine.

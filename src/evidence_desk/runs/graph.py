@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from ..sources.tool import fetch_tool, through_tool
-from ..store.runs import RunRecords
+from .deps import Deps, StageFunction
+from .logs import RunLog
 from .loop import OnEvent, StoredExecutor, stored_stage
-from .stages import STAGE_FUNCTIONS, Deps, StageFunction
+from .stages import STAGE_FUNCTIONS
 from .state import STAGES, RunState
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class GraphExecutor(StoredExecutor):
 
     def __init__(
         self,
-        runs: RunRecords,
+        runs: RunLog,
         checkpoints: Path,
         *,
         lease_seconds: float = 600.0,

@@ -14,7 +14,7 @@ it holds (`charge_resumed`), failed tries and tries of an interrupted stage incl
 hands a run no fresh calls, tokens or spend. Calls to the offline engine cost nothing and
 are not recorded. Archive searches need no ledger: they read the local archive, cost nothing, and a
 finished retrieve stage's hits are stored with it. Web searches and fetches are external
-effects recorded by the run's web parts (`runs/web.py`, `store/snapshots.py`).
+effects recorded by the run's web parts (`runs/effects.py`, `store/snapshots.py`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 from ..agents.base import ModelUsage, RecordedReply, RunBudget
-from ..store.runs import RunRecords, StoredCall
+from ..store.runs import StoredCall
 from ..types import StageRecord
+from .logs import RunLog
 
 
 def _usage(call: StoredCall) -> ModelUsage:
@@ -49,7 +50,7 @@ class StoredLedger:
 
     def __init__(
         self,
-        runs: RunRecords,
+        runs: RunLog,
         run_id: str,
         owner: str,
         on_recorded: Callable[[str], None] | None = None,

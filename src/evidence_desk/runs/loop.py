@@ -4,10 +4,11 @@ Both run the same stage functions (`stages.py`) in the same order; they differ o
 where a state lives between stages:
 
 * `drive` keeps it in memory (evaluation, and the stages before the first agent).
-* `StoredExecutor` commits each stage's output to the store before the next stage starts,
-  under a lease (`store/runs.py`), so a run interrupted anywhere — the process killed
-  mid-stage — resumes at the stage it was in, with every finished stage's output as
-  recorded and the model calls and tokens it already spent counted against its budget.
+* `StoredExecutor` commits each stage's output to the run's records (`logs.RunLog`; the
+  store's are `store/runs.py`) before the next stage starts, under a lease, so a run
+  interrupted anywhere — the process killed mid-stage — resumes at the stage it was in,
+  with every finished stage's output as recorded and the model calls and tokens it
+  already spent counted against its budget.
 * `GraphExecutor` (`graph.py`) does the same through a LangGraph graph. Both take each
   stage through `stored_stage`, so they write the same records and either can resume a
   run the other started.
@@ -22,15 +23,16 @@ from __future__ import annotations
 
 import os
 import socket
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
 
 from ..agents.base import RunBudget
-from ..store.runs import RunRecords
+from ..store.rows import RunOwner
+from .deps import Deps, StageFunction
 from .ledger import StoredLedger, charge_resumed
-from .stages import STAGE_FUNCTIONS, Deps, StageFunction, run_stage
+from .logs import RunLog
+from .stages import STAGE_FUNCTIONS, run_stage
 from .state import RunState
 
 OnEvent = Callable[[str, str, RunState], None]
@@ -80,7 +82,7 @@ def is_dead(owner: str) -> bool:
 
 
 def stored_stage(
-    runs: RunRecords,
+    runs: RunLog,
     owner: str,
     lease_seconds: float,
     state: RunState,
@@ -125,9 +127,7 @@ class StoredExecutor:
     only how `_drive` walks the stages (`graph.GraphExecutor`).
     """
 
-    def __init__(
-        self, runs: RunRecords, *, lease_seconds: float = 600.0, max_running: int = 2
-    ) -> None:
+    def __init__(self, runs: RunLog, *, lease_seconds: float = 600.0, max_running: int = 2) -> None:
         """`max_running`: runs that may execute at once on this store; more wait in order.
         `on_call_recorded(key)`: called after each model try is committed to a run's ledger."""
         self.runs = runs
@@ -157,13 +157,12 @@ class StoredExecutor:
             time.sleep(delay)
             delay = min(delay * 2, 0.25)
 
-    def open(
-        self, state: RunState, *, also: Callable[[sqlite3.Connection], None] | None = None
-    ) -> None:
-        """Store a new run, queued and leased to this worker; `also(db)` writes in the same
-        transaction. `resume` then runs it (the web app opens in the request, runs in a pool)."""
+    def open(self, state: RunState, *, owned_by: RunOwner | None = None) -> None:
+        """Store a new run, queued and leased to this worker, with whose it is (`owned_by`)
+        in the same transaction. `resume` then runs it (the web app opens in the request,
+        runs in a pool)."""
         opening = state.model_dump(mode="json", include=OPENING_FIELDS)
-        self.runs.open(opening, self.owner, self.lease_seconds, also=also)
+        self.runs.open(opening, self.owner, self.lease_seconds, owned_by=owned_by)
 
     def start(
         self,

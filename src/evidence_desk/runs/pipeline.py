@@ -1,9 +1,9 @@
 """One archive, one set of agents, one policy: the parts every run of a desk shares.
 
-`Pipeline` hands each run its `Deps` (the parts plus a fresh budget) and runs questions in
-memory (`run`, for evaluation; `gather`, the stages before any agent writes). The stages
-themselves are `stages.py`; storing a run as it goes is `loop.StoredExecutor`; sealing and
-signing is `publish.py`. The result of `run` is an unsealed receipt.
+`Pipeline` hands each run its `Deps` (`deps.py`: the parts plus a fresh budget) and runs
+questions in memory (`run`, for evaluation; `gather`, the stages before any agent writes).
+The stages themselves are `stages.py`; storing a run as it goes is `loop.StoredExecutor`;
+sealing and signing is `publish.py`. The result of `run` is an unsealed receipt.
 """
 
 from __future__ import annotations
@@ -16,28 +16,11 @@ from datetime import datetime
 from ..agents.base import Answerer, Auditor, Planner, RunBudget
 from ..clock import Clock, iso_us, system_clock
 from ..types import Coverage, Document, EngineIds, Plan, Receipt, Source
+from .deps import ArchiveAccess, Deps, PipelineConfig
+from .effects import WebParts
 from .loop import drive
-from .stages import (
-    ArchiveAccess,
-    Deps,
-    PipelineConfig,
-    dates_into,
-    fallback_plan,
-    reach_windows,
-    receipt_of,
-)
+from .stages import fallback_plan, receipt_of
 from .state import Mode, RunState
-from .web import WebParts
-
-__all__ = [
-    "ArchiveAccess",
-    "Gathered",
-    "Pipeline",
-    "PipelineConfig",
-    "dates_into",
-    "new_run_id",
-    "reach_windows",
-]
 
 
 def new_run_id(now: datetime) -> str:

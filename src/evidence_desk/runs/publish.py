@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import DeskError
-from ..store.rows import StoredReceipt
-from ..store.sqlite import ReceiptChainError
+from ..store.rows import ReceiptChainError, StoredReceipt
 from ..trust.receipts import seal
 from ..types import Receipt
-from .stages import Deps, Step, receipt_of
+from .deps import Deps, Step
+from .stages import receipt_of
 from .state import RunState
 
 

@@ -2,10 +2,11 @@
 audit, gate; discover and read (`web.py`) between retrieve and select when a run reaches
 beyond the archive.
 
-Each stage function reads a `RunState` and the run's parts (`Deps`) and returns a `Step`:
-the fields it sets (`state.STAGE_OUTPUTS`), the stage that follows, and what its agent
-cost. `run_stage` times it and folds the step into the next state with its `StageRecord`;
-the executors (`loop.py`) only choose where the states are kept.
+Each stage function reads a `RunState` and the run's parts (`Deps`) and returns a `Step`
+(both `deps.py`): the fields it sets (`state.STAGE_OUTPUTS`), the stage that follows, and
+what its agent cost. `run_stage` times it and folds the step into the next state with its
+`StageRecord`; the executors (`loop.py`) only choose where the states are kept. The
+retrieve stage searches the archive through `retrieve.py`.
 
 Agents (planner, answerer, auditor) advise; `trust/` checks and decides. verify, audit and
 gate are the three steps of the one judgment every draft gets (`judgment.py`; the `check`
@@ -20,37 +21,24 @@ write.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
 
 from .. import judgment
-from ..agents.base import (
-    AgentFailure,
-    Answerer,
-    ArchiveProfile,
-    Auditor,
-    ModelUsage,
-    Planner,
-    RunBudget,
-    split_price_sources,
-)
-from ..agents.offline.docdates import relative_windows
-from ..clock import Clock, iso_us, system_clock
+from ..agents.base import AgentFailure, split_price_sources
+from ..clock import iso_us
 from ..retrieval.coverage import ArchiveStats, assess
 from ..retrieval.subject import many_voices
 from ..trust.checks import CheckedClaim, resting_spans
 from ..trust.claims import split_claims
 from ..types import (
     Coverage,
-    Document,
     EngineIds,
     GatePolicy,
     Hit,
     Plan,
     Receipt,
-    Search,
     Source,
     StageFailure,
     StageRecord,
@@ -58,215 +46,13 @@ from ..types import (
     TimeWindow,
     Usage,
 )
-from .gaps import EXTRA_PASSAGES, gap_queries, plan_sides
+from .deps import Deps, StageFunction, Step
+from .gaps import EXTRA_PASSAGES
 from .numbering import in_reading_order
+from .retrieve import retrieve_sides
 from .selection import SelectionBounds, kept_hits, select_sources
 from .state import CheckedRecord, RunState
-from .web import WebParts, discover_stage, read_stage
-
-
-class ArchiveAccess(Protocol):
-    """What a run needs from the archive (the desk provides it)."""
-
-    def search(self, query: str, windows: Sequence[TimeWindow], k: int) -> list[Hit]: ...
-
-    def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]: ...
-
-    def texts(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """The text each (doc_id, content hash) names, current or kept since a re-ingest."""
-        ...
-
-    def stats(self) -> ArchiveStats: ...
-
-    def profile(self) -> ArchiveProfile: ...
-
-
-@dataclass(frozen=True)
-class PipelineConfig:
-    policy: GatePolicy
-    bounds: SelectionBounds
-    rare_term_max_df: float
-    common_zipf: float = 0.0
-    hits_per_query: int = 24
-    max_model_calls: int = 12
-    max_model_tokens: int = 90_000
-    max_spend_usd: float | None = None
-    max_active_seconds: float | None = None
-    relative_date_reach_days: int = 0  # see `reach_windows`; 0 searches the plan's windows
-
-
-@dataclass
-class Deps:
-    """The parts one run uses. `texts` caches stored texts by (doc_id, content hash);
-    `clock` dates the stages' starts and the sources' retrieval."""
-
-    archive: ArchiveAccess
-    planner: Planner
-    answerer: Answerer
-    auditor: Auditor
-    config: PipelineConfig
-    budget: RunBudget
-    texts: dict[tuple[str, str], str] = field(default_factory=dict)
-    clock: Clock = system_clock
-    web: WebParts | None = None
-
-    @property
-    def engine(self) -> EngineIds:
-        return EngineIds(
-            planner=self.planner.engine_id,
-            answerer=self.answerer.engine_id,
-            auditor=self.auditor.engine_id,
-        )
-
-    def source_texts(self, sources: Sequence[Source]) -> dict[str, str]:
-        """Each source's stored text (the one its content hash names), by source id
-        (`judgment.source_texts`), looked up in `texts` first."""
-        return judgment.source_texts(sources, self._texts)
-
-    def _texts(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        wanted = list(pairs)
-        missing = [p for p in wanted if p not in self.texts]
-        if missing:
-            self.texts.update(self.archive.texts(missing))
-        return {p: self.texts[p] for p in wanted if p in self.texts}
-
-
-@dataclass(frozen=True)
-class Step:
-    """What a stage did: the fields it sets, the stage after it, and its agent's cost."""
-
-    updates: Mapping[str, Any]
-    next_stage: str | None
-    usage: ModelUsage | None = None
-    error: str | None = None
-
-
-# --------------------------------------------------------------------------- retrieval
-
-SHORT_WINDOW_DAYS = 31
-
-
-def reach_windows(windows: Sequence[TimeWindow], reach_days: int) -> list[TimeWindow]:
-    """For each plan window of at most 31 days, the `reach_days` after it (the "tail").
-
-    A later article may date what happened in a short period relative to itself ("In early
-    April, ..." on August 28), and the answerer may quote it (`relative_date_reach_days`),
-    so retrieval must reach it. Only the search reaches further: the plan and the coverage
-    stage keep the real windows, and a tail's hit counts only through a sentence that dates
-    itself into the window (`dates_into`). An empty window (start after end) has no tail.
-    """
-    out: list[TimeWindow] = []
-    for w in windows:
-        try:
-            start, end = date.fromisoformat(w.start[:10]), date.fromisoformat(w.end[:10])
-            if reach_days > 0 and 0 <= (end - start).days < SHORT_WINDOW_DAYS:
-                after = end + timedelta(days=1)
-                last = end + timedelta(days=reach_days)
-                out.append(TimeWindow(start=after.isoformat(), end=last.isoformat(), label=w.label))
-        except (ValueError, OverflowError):
-            pass  # not an ISO date, or past year 9999: no tail
-    return out
-
-
-def dates_into(hit: Hit, windows: Sequence[TimeWindow]) -> bool:
-    """True when a sentence of the hit's passage, read against its document's date, dates
-    what it says inside one of `windows`."""
-    return text_dates_into(hit.passage.text, hit.doc_date, windows)
-
-
-def text_dates_into(text: str, doc_date: str | None, windows: Sequence[TimeWindow]) -> bool:
-    """True when a sentence of `text`, read against `doc_date`, dates what it says inside
-    one of `windows`."""
-    return any(
-        w.start[:10] <= r.start[:10] and r.end[:10] <= w.end[:10]
-        for r in relative_windows(text, doc_date)
-        for w in windows
-    )
-
-
-def search_one(deps: Deps, query: str, windows: list[TimeWindow]) -> list[Hit]:
-    """One query's hits in `windows` and their tails (`reach_windows`), marked with it."""
-    config = deps.config
-    hits = deps.archive.search(query, windows, config.hits_per_query)
-    tails = reach_windows(windows, config.relative_date_reach_days)
-    if tails:
-        later = deps.archive.search(query, tails, config.hits_per_query)
-        hits += [h for h in later if dates_into(h, windows)]
-    return [h.model_copy(update={"queries": (query,)}) for h in hits]
-
-
-def merge_hits(lists: Iterable[Sequence[Hit]]) -> list[Hit]:
-    """Each passage once, with its best score and every query that found it, best first."""
-    merged: dict[str, Hit] = {}
-    for hits in lists:
-        for hit in hits:
-            seen = merged.get(hit.passage.id)
-            if seen is None:
-                merged[hit.passage.id] = hit
-                continue
-            best = hit if seen.score < hit.score else seen
-            queries = tuple(dict.fromkeys((*seen.queries, *hit.queries)))
-            merged[hit.passage.id] = best.model_copy(update={"queries": queries})
-    return sorted(merged.values(), key=lambda h: (-h.score, h.passage.id))
-
-
-def merge_gap_hits(first: Sequence[Hit], extra: Iterable[Sequence[Hit]]) -> list[Hit]:
-    """A side's first-pass hits with its gap queries' hits merged in.
-
-    A passage ranks by its best score and names every query that found it, but its engine
-    evidence stays the first pass's: the coverage floor is calibrated on the cosine to the
-    plan's own queries, so a gap query may bring a passage into the evidence, never lend it
-    its own cosine. A passage only a gap query found has no cosine (`dense_score` None):
-    its evidence score is its key-term share alone.
-    """
-    plain = {"lexical_score": None, "lexical_rank": None, "dense_score": None, "dense_rank": None}
-    before = {h.passage.id: h for h in first}
-    out: list[Hit] = []
-    for hit in merge_hits([first, *extra]):
-        base = before.get(hit.passage.id)
-        engines = plain if base is None else {k: getattr(base, k) for k in plain}
-        out.append(hit.model_copy(update=engines))
-    return out
-
-
-def search_all(deps: Deps, queries: Sequence[str], windows: list[TimeWindow]) -> list[Hit]:
-    """Hits of several queries, each passage once with its best score, best first."""
-    return merge_hits(search_one(deps, q, windows) for q in dict.fromkeys(queries))
-
-
-def retrieve_sides(
-    deps: Deps, plan: Plan, *, deep: bool = False
-) -> tuple[list[list[Hit]], list[Search]]:
-    """One hit list per side (`gaps.plan_sides`), and the searches issued, in order.
-
-    Deep mode then adds to each side the queries aimed at the gaps its first pass left
-    (`gaps.gap_queries`, judged on the hits Deep's selection would keep, its extra passage
-    per source included), at most three per side.
-    """
-    log: list[Search] = []
-
-    def search(side: int, query: str, windows: Sequence[TimeWindow], aim: str) -> list[Hit]:
-        hits = search_one(deps, query, list(windows))
-        labels = tuple(w.label for w in windows)
-        log.append(Search(query=query, side=side, windows=labels, aim=aim, hits=len(hits)))
-        return hits
-
-    sides = plan_sides(plan)
-    found = [
-        merge_hits(search(i, q, side.windows, "plan") for q in side.queries)
-        for i, side in enumerate(sides)
-    ]
-    if deep:
-        stats = deps.archive.stats()
-        shown = kept_hits(found, deps.config.bounds, EXTRA_PASSAGES)
-        kept = {h.passage.id for hs in shown.values() for h in hs}
-        for i, side in enumerate(sides):
-            own = [h for h in found[i] if h.passage.id in kept]
-            gaps = gap_queries(plan, side, own, stats)
-            extra = [search(i, g.query, g.windows, g.aim) for g in gaps]
-            found[i] = merge_gap_hits(found[i], extra)
-    return found, log
-
+from .web import discover_stage, read_stage
 
 # --------------------------------------------------------------------------- the stages
 
@@ -384,7 +170,8 @@ def with_web_dates(stats: ArchiveStats, sources: Sequence[Source]) -> ArchiveSta
 def coverage_stage(state: RunState, deps: Deps) -> Step:
     """Whether the archive covers the question, judged on what Quick mode would select: the
     extra passage Deep shows a source never lifts a question over the floor (as a gap
-    query's cosine never does, `merge_gap_hits`); it is scored for the reader all the same."""
+    query's cosine never does, `retrieve.merge_gap_hits`); it is scored for the reader all
+    the same."""
     config = deps.config
     hits = [h for side in state.hits or () for h in side] + list(state.web_hits or ())
     stats = with_web_dates(deps.archive.stats(), _sources(state))
@@ -476,8 +263,6 @@ def gate_stage(state: RunState, deps: Deps) -> Step:
     )
     return Step({"claims": tuple(claims), "outcome": outcome}, "publish")
 
-
-StageFunction = Callable[[RunState, Deps], Step]
 
 STAGE_FUNCTIONS: dict[str, StageFunction] = {
     "plan": plan_stage,

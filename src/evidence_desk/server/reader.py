@@ -164,7 +164,7 @@ async def run_page(request: Request, run_id: str, who: Reader) -> HTMLResponse:
         events = await run_in_threadpool(ws.events, who.user, run_id)
         conv = None
         if run.conv_id:
-            conv = await run_in_threadpool(ws.accounts.conversation, run.conv_id, who.user.user_id)
+            conv = await run_in_threadpool(ws.conversation, who.user, run.conv_id)
         html = render(
             request,
             "run.html",

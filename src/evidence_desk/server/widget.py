@@ -198,7 +198,7 @@ async def widget_session(request: Request, token: str | None) -> Session:
 
 def _widget_page(ws: Workspace, session: Session, run_id: str) -> RunPage:
     """The run if this widget session asked it in the widget; NotFound otherwise."""
-    owned: OwnedRun | None = ws.accounts.run_owner(run_id)
+    owned: OwnedRun | None = ws.owner_of(run_id)
     if owned is None or owned.owner_id != session.user.user_id or owned.channel != "widget":
         raise NotFound("There is no such run.")  # never echo an id of any length
     return ws.run_page(session.user, run_id)

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..clock import Clock, iso_ms, iso_seconds, system_clock
-from .runs import Transaction
+from .rows import Channel
+from .runs import OWNER_COLUMNS, Transaction
 
 Role = Literal["reader", "editor"]
 SessionKind = Literal["cookie", "widget"]
-Channel = Literal["workspace", "widget"]
 ReviewAction = Literal["approved", "rejected", "edited"]
 
 
@@ -298,25 +298,10 @@ def conversations_of(
     return [ConversationSummary(*r) for r in rows]
 
 
-_OWNED = "run_id, owner_id, conv_id, channel, asked_at"
-
-
-def own_run(
-    db: sqlite3.Connection,
-    now: dt.datetime,
-    run_id: str,
-    owner_id: str,
-    conv_id: str | None,
-    channel: Channel,
-) -> None:
-    db.execute(
-        f"INSERT INTO run_owners ({_OWNED}) VALUES (?, ?, ?, ?, ?)",
-        (run_id, owner_id, conv_id, channel, iso_ms(now)),
-    )
-
-
 def run_owner(db: sqlite3.Connection, run_id: str) -> OwnedRun | None:
-    row = db.execute(f"SELECT {_OWNED} FROM run_owners WHERE run_id = ?", (run_id,)).fetchone()
+    row = db.execute(
+        f"SELECT {OWNER_COLUMNS} FROM run_owners WHERE run_id = ?", (run_id,)
+    ).fetchone()
     return None if row is None else OwnedRun(*row)
 
 
@@ -333,7 +318,7 @@ def run_access(db: sqlite3.Connection, run_id: str) -> tuple[str | None, str, in
 
 def conversation_runs(db: sqlite3.Connection, conv_id: str) -> list[OwnedRun]:
     rows = db.execute(
-        f"SELECT {_OWNED} FROM run_owners WHERE conv_id = ? ORDER BY asked_at", (conv_id,)
+        f"SELECT {OWNER_COLUMNS} FROM run_owners WHERE conv_id = ? ORDER BY asked_at", (conv_id,)
     )
     return [OwnedRun(*r) for r in rows]
 
@@ -503,17 +488,6 @@ class Accounts:
         """The owner's conversations, newest first, each with its latest run's state."""
         with self._read() as db:
             return conversations_of(db, owner_id, limit)
-
-    def own_run(
-        self,
-        db: sqlite3.Connection,
-        run_id: str,
-        owner_id: str,
-        conv_id: str | None,
-        channel: Channel,
-    ) -> None:
-        """Record the run's owner inside the transaction `db` that opens the run."""
-        own_run(db, self.clock(), run_id, owner_id, conv_id, channel)
 
     def run_owner(self, run_id: str) -> OwnedRun | None:
         with self._read() as db:

@@ -10,7 +10,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,19 @@ DOCUMENT_COLUMNS = (
 DOCUMENT_COLUMN_COUNT = DOCUMENT_COLUMNS.count(",") + 1
 META_COLUMNS = "doc_id, title, date, url, origin, content_sha256, ingested_at, meta, source_path"
 STATE_COLUMNS = "content_sha256, loader_version, chunking"
+
+Channel = Literal["workspace", "widget"]
+
+
+@dataclass(frozen=True)
+class RunOwner:
+    """Whose a run is: the reader who asked, the conversation it was asked in (None: none)
+    and where (the workspace or the public widget). It travels as data from the workspace to
+    the store, which writes it in the transaction that opens the run (`RunRecords.open`)."""
+
+    owner_id: str
+    conversation_id: str | None
+    channel: Channel
 
 
 @dataclass(frozen=True)
@@ -98,6 +111,10 @@ class StoredReceipt:
     canonical_sha256: str
     previous_sha256: str | None
     json: str
+
+
+class ReceiptChainError(ValueError):
+    """A receipt does not link to the last stored receipt (another run appended first)."""
 
 
 def vector_blob(vector: npt.NDArray[Any]) -> bytes:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..clock import Clock, iso_ms, iso_seconds, system_clock
+from .rows import RunOwner
 
 
 class LeaseLost(RuntimeError):
@@ -135,14 +136,25 @@ def add_event(
     )
 
 
+OWNER_COLUMNS = "run_id, owner_id, conv_id, channel, asked_at"
+
+
+def own_run(db: sqlite3.Connection, now: dt.datetime, run_id: str, owner: RunOwner) -> None:
+    """The run's owner row, inside the transaction `db` that opens the run."""
+    db.execute(
+        f"INSERT INTO run_owners ({OWNER_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+        (run_id, owner.owner_id, owner.conversation_id, owner.channel, iso_ms(now)),
+    )
+
+
 def open_run(
     db: sqlite3.Connection,
     now: dt.datetime,
     opening: Mapping[str, Any],
-    owner: str,
+    worker: str,
     lease_seconds: float,
 ) -> None:
-    """Insert a new run, queued and leased to `owner`, and its `run_opened` event."""
+    """Insert a new run, queued and leased to `worker`, and its `run_opened` event."""
     db.execute(
         f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'queued', 'plan', NULL, "
         "NULL, ?, ?, ?)",
@@ -152,7 +164,7 @@ def open_run(
             iso_seconds(now),
             opening["question"],
             opening["mode"],
-            owner,
+            worker,
             lease_until(now, lease_seconds),
             _dumps(dict(opening)),
         ),
@@ -470,16 +482,18 @@ class RunRecords:
     def open(
         self,
         opening: Mapping[str, Any],
-        owner: str,
+        worker: str,
         lease_seconds: float,
         *,
-        also: Callable[[sqlite3.Connection], None] | None = None,
+        owned_by: RunOwner | None = None,
     ) -> None:
-        """Store a new run; `also(db)` writes in the same transaction (the run's reader)."""
+        """Store a new run leased to `worker`, and in the same transaction whose it is
+        (`owned_by`: its reader; None: nobody's, a run of the command line)."""
         with self._write() as db:
-            open_run(db, self.clock(), opening, owner, lease_seconds)
-            if also is not None:
-                also(db)
+            now = self.clock()
+            open_run(db, now, opening, worker, lease_seconds)
+            if owned_by is not None:
+                own_run(db, now, str(opening["run_id"]), owned_by)
 
     def get(self, run_id: str) -> StoredRun:
         with self._read() as db:

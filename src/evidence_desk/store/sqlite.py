@@ -38,6 +38,7 @@ from .rows import (
     DocumentMeta,
     IndexRows,
     IndexRowsBuilder,
+    ReceiptChainError,
     StoredReceipt,
     StoredState,
     StoredText,
@@ -65,10 +66,6 @@ _GENERATION = "SELECT value FROM meta WHERE key = 'generation'"
 
 class StoreError(DeskError, RuntimeError):
     """The archive database cannot be opened."""
-
-
-class ReceiptChainError(ValueError):
-    """A receipt does not link to the last stored receipt (another run appended first)."""
 
 
 def _batches(items: Sequence[str]) -> Iterator[Sequence[str]]:

@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from evidence_desk.agents.base import Advice, ArchiveProfile, ClaimToAudit, ModelUsage, RunBudget
 from evidence_desk.retrieval.coverage import ArchiveStats
+from evidence_desk.runs.deps import Deps, PipelineConfig
 from evidence_desk.runs.gaps import (
     EXTRA_PASSAGES,
     MAX_QUERIES_PER_SIDE,
@@ -23,9 +24,9 @@ from evidence_desk.runs.gaps import (
     missing_terms,
     plan_sides,
 )
-from evidence_desk.runs.pipeline import Pipeline, PipelineConfig
+from evidence_desk.runs.pipeline import Pipeline
+from evidence_desk.runs.retrieve import merge_gap_hits, retrieve_sides
 from evidence_desk.runs.selection import SelectionBounds, kept_hits, select_sources
-from evidence_desk.runs.stages import Deps, merge_gap_hits, retrieve_sides
 from evidence_desk.textutil import stem_terms
 from evidence_desk.trust.receipts import seal, verify_receipt
 from evidence_desk.trust.signing import raw_public_key

@@ -15,7 +15,8 @@ from evidence_desk.agents.base import (
     RunBudget,
 )
 from evidence_desk.retrieval.coverage import ArchiveStats
-from evidence_desk.runs.pipeline import Pipeline, PipelineConfig
+from evidence_desk.runs.deps import PipelineConfig
+from evidence_desk.runs.pipeline import Pipeline
 from evidence_desk.runs.selection import SelectionBounds
 from evidence_desk.types import (
     ClaimAudit,

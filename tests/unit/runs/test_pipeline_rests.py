@@ -15,8 +15,9 @@ import pytest
 from evidence_desk.agents.base import Advice, ArchiveProfile, ClaimToAudit, ModelUsage, RunBudget
 from evidence_desk.judgment import lend_rests
 from evidence_desk.retrieval.coverage import ArchiveStats
+from evidence_desk.runs.deps import PipelineConfig
 from evidence_desk.runs.loop import drive
-from evidence_desk.runs.pipeline import Pipeline, PipelineConfig
+from evidence_desk.runs.pipeline import Pipeline
 from evidence_desk.runs.selection import SelectionBounds
 from evidence_desk.runs.stages import gate_stage
 from evidence_desk.runs.state import RunState

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 
 from evidence_desk.agents.base import Advice, ArchiveProfile, ModelUsage, RunBudget
 from evidence_desk.retrieval.coverage import ArchiveStats
-from evidence_desk.runs.pipeline import Pipeline, PipelineConfig, reach_windows
+from evidence_desk.runs.deps import PipelineConfig
+from evidence_desk.runs.pipeline import Pipeline
+from evidence_desk.runs.retrieve import reach_windows
 from evidence_desk.runs.selection import SelectionBounds
 from evidence_desk.types import (
     Document,

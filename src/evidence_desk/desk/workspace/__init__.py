@@ -1,18 +1,18 @@
-"""The workspace: what the web app offers readers and editors, as one object on a `Desk`.
+"""The workspace: what the web app offers readers and editors, on a desk's parts and runs.
 
 Readers ask (a run opens at once and is executed later, by the web app's executor), follow
 a run's stored events, read its answer and sources, keep conversations and download
 receipts. Editors review held runs (`review.py`), watch a dashboard and pull the widget's
 kill switch. Every record a reader reaches goes through `_owned`: another reader's run,
 conversation or receipt is `NotFound`, exactly like one that does not exist. Editors may
-read every run (they review them).
+read every run (they review them). It is built on the same `Parts` and `Runs` as the desk
+(`../parts.py`, `../running.py`), never on `Desk` itself.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -20,7 +20,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ...errors import DeskError
-from ...store.accounts import Channel, Conversation, OwnedRun, SwitchFlip, User
+from ...store.accounts import Conversation, OwnedRun, SwitchFlip, User
+from ...store.rows import Channel, RunOwner
 from ...store.runs import StoredEvent
 from .errors import Forbidden, NotFound, TooLarge, WorkspaceError, shown
 from .people import People
@@ -36,7 +37,8 @@ from .views import (
 )
 
 if TYPE_CHECKING:
-    from ..facade import Desk
+    from ..parts import Parts
+    from ..running import Runs
 
 __all__ = ["Workspace"]
 
@@ -78,15 +80,16 @@ def _docs_in(year: int, n: int) -> str:
 class Workspace:
     """The web-facing operations of one desk."""
 
-    def __init__(self, desk: Desk) -> None:
-        self.desk = desk
-        self.settings = desk.settings
-        self.accounts = desk.store.accounts_on(desk.clock)
-        self.people = People(self.accounts, desk.settings)
+    def __init__(self, parts: Parts, runs: Runs) -> None:
+        self.parts = parts
+        self.runs = runs
+        self.settings = parts.settings
+        self.accounts = parts.store.accounts_on(parts.clock)
+        self.people = People(self.accounts, parts.settings)
 
     @cached_property
     def standards(self) -> StandardsDesk:
-        d = self.desk
+        d = self.parts
         return StandardsDesk(
             d.store,
             self.accounts,
@@ -137,19 +140,18 @@ class Workspace:
                 raise NotFound("There is no such conversation.")
             thread = asked_in.recent_questions
         elif channel == "workspace":
-            self.desk.require_archive(question, mode)  # a refused question opens no thread
+            self.runs.require_archive(question, mode)  # a refused question opens no thread
             conv_id = self.accounts.new_conversation(user.user_id, question[:120]).conv_id
-        owner, conv = user.user_id, conv_id
-
-        def own(db: sqlite3.Connection, run_id: str) -> None:
-            self.accounts.own_run(db, run_id, owner, conv, channel)
-
         try:
-            attachments = [self.desk.web.attach_bytes(name, body) for name, body in files]
+            attachments = [self.parts.web.attach_bytes(name, body) for name, body in files]
         except DeskError as exc:
             raise WorkspaceError(str(exc)) from None
-        run_id = self.desk.submit(
-            question, mode=mode, also=own, attachments=attachments, thread=thread
+        run_id = self.runs.submit(
+            question,
+            mode=mode,
+            owned_by=RunOwner(user.user_id, conv_id, channel),
+            attachments=attachments,
+            thread=thread,
         )
         found = self.accounts.run_owner(run_id)
         assert found is not None
@@ -162,9 +164,14 @@ class Workspace:
         owned = self.accounts.run_owner(run_id)
         if owned is not None and owned.owner_id == user.user_id:
             return owned
-        if user.is_editor and self._exists(run_id):
+        if user.is_editor and self.runs.exists(run_id):
             return owned
         raise NotFound(f"There is no run {shown(run_id)}.")
+
+    def owner_of(self, run_id: str) -> OwnedRun | None:
+        """Whose the run is, where it was asked (None: nobody's, or no such run); callers
+        scope by it (the widget reads only its own session's widget runs)."""
+        return self.accounts.run_owner(run_id)
 
     def view_key(self, user: User, run_id: str) -> str | None:
         """What a finished run's view depends on, for a cache (`server/reader.py`): None
@@ -178,30 +185,23 @@ class Workspace:
         # an editor's view holds what a reader's must not (a held run's receipts)
         return f"{status}:{reviews}:{'editor' if user.is_editor else 'reader'}"
 
-    def _exists(self, run_id: str) -> bool:
-        try:
-            self.desk.run_records.get(run_id)
-        except KeyError:
-            return False
-        return True
-
     def receipts_of(self, run_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """A run's own receipt and its review receipts, oldest first."""
-        stored = self.desk.store.get_receipt(run_id)
+        stored = self.parts.store.get_receipt(run_id)
         if stored is None:
             return None, []
         later = []
         for review in self.accounts.reviews_of(run_id):
             if review.receipt_run_id:
-                r = self.desk.store.get_receipt(review.receipt_run_id)
+                r = self.parts.store.get_receipt(review.receipt_run_id)
                 if r is not None:
                     later.append(json.loads(r.json))
         return json.loads(stored.json), later
 
     def run_page(self, user: User, run_id: str) -> RunPage:
         owned = self._owned(user, run_id)
-        run = self.desk.run_records.get(run_id)
-        state = self.desk._state(run_id)
+        run = self.parts.run_records.get(run_id)
+        state = self.runs.state(run_id)
         receipt, later = self.receipts_of(run_id)
         answer = None
         if receipt is not None:
@@ -227,11 +227,11 @@ class Workspace:
 
     def events(self, user: User, run_id: str, after: int = 0) -> list[StoredEvent]:
         self._owned(user, run_id)
-        return self.desk.run_events(run_id, after)
+        return self.runs.events(run_id, after)
 
     def state(self, user: User, run_id: str) -> str:
         self._owned(user, run_id)
-        return self.desk._state(run_id)
+        return self.runs.state(run_id)
 
     def receipt_for(self, user: User, run_id: str, receipt_id: str) -> str:
         """The signed JSON of a run's receipt: its own (`receipt_id == run_id`) or one of
@@ -240,7 +240,7 @@ class Workspace:
         ids = {run_id} | {
             r.receipt_run_id for r in self.accounts.reviews_of(run_id) if r.receipt_run_id
         }
-        stored = self.desk.store.get_receipt(receipt_id) if receipt_id in ids else None
+        stored = self.parts.store.get_receipt(receipt_id) if receipt_id in ids else None
         if stored is None:
             raise NotFound(f"Run {shown(run_id)} has no receipt {shown(receipt_id)}.")
         if not user.is_editor:
@@ -278,7 +278,11 @@ class Workspace:
         there is none to suggest (`threads.followup_hint`)."""
         if conversation is None:
             return None
-        return followup_hint(conversation.recent_questions, self.desk.archive.profile())
+        return followup_hint(conversation.recent_questions, self.parts.archive.profile())
+
+    def conversation(self, user: User, conv_id: str) -> Conversation | None:
+        """The reader's own conversation `conv_id`; None when there is none of theirs."""
+        return self.accounts.conversation(conv_id, user.user_id)
 
     def thread(self, user: User, conv_id: str) -> Thread:
         conv = self.accounts.conversation(conv_id, user.user_id)
@@ -291,7 +295,7 @@ class Workspace:
 
     @cached_property
     def _years(self) -> tuple[int, Counter[int]]:
-        store = self.desk.store
+        store = self.parts.store
         counts: Counter[int] = Counter()
         for meta in store.iter_documents_meta():
             if meta.date and meta.date[:4].isdigit():
@@ -300,7 +304,7 @@ class Workspace:
 
     def _year_counts(self) -> Counter[int]:
         generation, counts = self._years
-        if generation != self.desk.store.generation():
+        if generation != self.parts.store.generation():
             del self.__dict__["_years"]
             generation, counts = self._years
         return counts
@@ -347,10 +351,10 @@ class Workspace:
         self.require_editor(editor)
         closed = self.accounts.closed_reviews()
         out = []
-        for summary in reversed(self.desk.runs(state="held", limit=500)):
+        for summary in reversed(self.runs.recent(state="held", limit=500)):
             if summary.run_id in closed:
                 continue
-            stored = self.desk.store.get_receipt(summary.run_id)
+            stored = self.parts.store.get_receipt(summary.run_id)
             if stored is None:
                 continue
             receipt = json.loads(stored.json)
@@ -395,7 +399,7 @@ class Workspace:
     def dashboard(self, editor: User) -> dict[str, Any]:
         """Recent runs, decisions per day, failures and spend."""
         self.require_editor(editor)
-        runs = self.desk.runs(limit=200)
+        runs = self.runs.recent(limit=200)
         states = Counter(r.state for r in runs)
         per_day: dict[str, Counter[str]] = {}
         spend = 0.0
@@ -419,7 +423,7 @@ class Workspace:
         }
 
     def _receipts(self) -> Iterator[Any]:
-        return self.desk.store.iter_receipts()
+        return self.parts.store.iter_receipts()
 
     # ------------------------------------------------------------------ the widget switch
 

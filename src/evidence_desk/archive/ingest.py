@@ -32,13 +32,13 @@ from typing import Literal
 import numpy as np
 
 from ..errors import DeskError
+from ..hashing import sha256_text
 from ..retrieval.embedder import Embedder, Vectors
 from ..retrieval.embedders import EmbedderMismatch, check_embedder, vector_tag
 from ..store.embedding_cache import EmbeddingCache
 from ..store.sqlite import ArchiveStore
 from ..types import Document, Passage
 from .chunking import chunk, chunking_key
-from .hashing import sha256_text
 from .results import Loaded, LoadResult, Skipped
 
 GROUP_SIZE = 2000

@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 
 from ..archive.chunking import chunk
-from ..archive.hashing import sha256_text
 from ..archive.loaders import load_file, sample_files
 from ..archive.results import Loaded, LoadResult
 from ..errors import DeskError
+from ..hashing import sha256_text
 from ..retrieval.embedder import Embedder, TokenEmbedder, Vectors
 from ..retrieval.embedders import (
     check_embedder,

@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..archive.hashing import sha256_text
 from ..archive.ingest import IngestProgress, IngestSummary, ingest
 from ..archive.results import Loaded, LoadResult
 from ..archive.sample import load_sample
 from ..errors import DeskError
+from ..hashing import sha256_text
 from ..progress import ArchiveProgress, ProgressTracker
 from ..retrieval.embedder import Embedder, Vectors
 from ..retrieval.embedders import make_embedder, vector_tag

@@ -45,8 +45,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..archive.hashing import sha256_text
 from ..errors import DeskError
+from ..hashing import sha256_text
 from ..types import Document
 from .readchild import memory_sentence
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from ..archive.hashing import utc_now
 from ..errors import DeskError
+from ..hashing import utc_now
 
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[tuple[str, Migration]] = []

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..archive.hashing import sha256_text
+from ..hashing import sha256_text
 from ..types import Document, Link, PageSpan, Passage
 
 Vectors = npt.NDArray[np.float32]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 
-from ..archive.hashing import utc_now
+from ..hashing import utc_now
 from .rows import StoredText
 
 _BATCH = 200  # (doc_id, hash) pairs per query: 4 variables each, under the old 999 limit

@@ -16,12 +16,12 @@ import pytest
 from archive_helpers import FIXTURES, HashingEmbedder
 
 from evidence_desk.archive.chunking import chunk
-from evidence_desk.archive.hashing import sha256_text
 from evidence_desk.archive.ingest import IngestSummary, ingest
 from evidence_desk.archive.loaders import iter_documents
 from evidence_desk.archive.loaders import versions as loader_versions
 from evidence_desk.archive.loaders.markdown import split_front_matter
 from evidence_desk.archive.results import Loaded
+from evidence_desk.hashing import sha256_text
 from evidence_desk.store.migrations import MIGRATIONS
 from evidence_desk.store.rows import StoredState
 from evidence_desk.store.sqlite import ArchiveStore

@@ -16,8 +16,8 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 
+from ...hashing import sha256_text, utc_now
 from ...types import Document, Link, PageSpan
-from ..hashing import sha256_text, utc_now
 from ..results import LoadError
 
 TITLE_MAX_CHARS = 200

@@ -207,6 +207,7 @@ def test_anthropic_rate_limit_headers_are_rfc_3339_reset_times() -> None:
     sent = datetime.now(UTC).timestamp()
     error = sdk_error("anthropic", Reply.rate_limited(1.25, resets={"input-tokens": 30}))
     assert isinstance(error, anthropic.RateLimitError)
+    assert error_fields(error)["type"] == "rate_limit_error"  # never the limit's name
     headers = error.response.headers
     assert headers["retry-after"] == "2"  # whole seconds, rounded up
     assert "retry-after-ms" not in headers

@@ -1,18 +1,17 @@
-"""What the fake servers answer: scripted turns, their usage, and each protocol's body.
+"""What the fake servers answer, before any protocol writes it: turns, usage, problems.
 
 `fakeproviders.FakeProvider` turns a scripted `Reply` into a `Turn` (the tool calls or text
-the "model" wrote, how it ended) and a `Usage`, then into the JSON body its protocol
-returns (`chat_body`, `responses_body`, `anthropic_body`), with ids from the server's
-`new_id`. Rate-limit headers are written here too, as each provider writes them.
+the "model" wrote, how it ended) and a `Usage`, or into a `Said` (an error), and hands it to
+its protocol's `Wire`, which writes it as that protocol does: `fakechat.py` (OpenAI Chat
+Completions), `fakeresponses.py` (OpenAI Responses), `fakeanthropic.py` (Anthropic
+Messages). A `Wire` is the whole of what differs between them on the wire.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from .fakerules import Protocol, response_format, tool_names
@@ -25,11 +24,6 @@ class ScriptError(Exception):
     """A scripted reply that cannot be answered for this request; served as a 500."""
 
 
-RATE_LIMITS: dict[str, tuple[str, ...]] = {
-    "chat": ("requests", "tokens"),
-    "responses": ("requests", "tokens"),
-    "anthropic": ("requests", "tokens", "input-tokens", "output-tokens"),
-}
 LIMIT_SIZES = {
     "requests": 500,
     "tokens": 200_000,
@@ -115,190 +109,36 @@ def answers_in_text(protocol: Protocol, body: dict[str, Any]) -> bool:
     return wants_json or not tool_names(body)
 
 
-def go_duration(seconds: float) -> str:
-    """A duration as OpenAI's rate-limit headers write it (Go's style): `20ms`, `1.5s`, `6m0s`."""
-    if seconds < 1:
-        return f"{math.ceil(seconds * 1000)}ms"
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    text = f"{secs:.3f}".rstrip("0").rstrip(".") + "s"
-    if hours or minutes:
-        text = f"{int(minutes)}m{text}"
-    return f"{int(hours)}h{text}" if hours else text
+# The errors whose wire shape differs by protocol (status, type, code, message, headers).
+Problem = Literal["quota", "context", "unknown_model", "rate_limit"]
+
+NewId = Callable[[str], str]
 
 
-def rate_headers(protocol: Protocol, rate: RateLimit) -> dict[str, str]:
-    """The headers a 429 carries in this protocol for what `rate` says."""
-    headers: dict[str, str] = {}
-    anthropic = protocol == "anthropic"
-    if rate.retry_after is not None:
-        if not anthropic:
-            headers["retry-after-ms"] = str(math.ceil(rate.retry_after * 1000))
-        headers["retry-after"] = str(math.ceil(rate.retry_after))
-    for limit, seconds in rate.resets.items():
-        if limit not in RATE_LIMITS[protocol]:
-            raise ScriptError(f"{protocol} reports no {limit!r} limit: {RATE_LIMITS[protocol]}")
-        size = LIMIT_SIZES[limit]
-        left = 0 if limit in rate.exhausted else size // 2
-        values = {"limit": str(size), "remaining": str(left)}
-        if anthropic:
-            reset = datetime.fromtimestamp(math.ceil(time.time() + seconds), UTC)
-            values["reset"] = reset.strftime("%Y-%m-%dT%H:%M:%SZ")
-            headers.update({f"anthropic-ratelimit-{limit}-{k}": v for k, v in values.items()})
-        else:
-            values["reset"] = go_duration(seconds)
-            headers.update({f"x-ratelimit-{k}-{limit}": v for k, v in values.items()})
-    return headers
+@dataclass(frozen=True)
+class Said:
+    """An error answer before its protocol writes it: the status, the message, and, where the
+    status's usual ones do not fit, the error's `kind` (its type) and OpenAI `code`."""
+
+    status: int
+    message: str
+    kind: str | None = None
+    code: str | None = None
+    param: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
-def chat_body(
-    new_id: Callable[[str], str], request: dict[str, Any], turn: Turn, usage: Usage
-) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None}
-    finish = "tool_calls" if turn.calls else "stop"
-    if turn.stop == "refused":
-        message.update(content=None, refusal=turn.text)
-    elif turn.stop == "cut_off":
-        finish = "length"
-    elif turn.stop == "filtered":
-        message["content"] = turn.text or None
-        finish = "content_filter"
-    if turn.reasoning:
-        message["reasoning_content"] = turn.reasoning  # DeepSeek's and vLLM's field
-    if turn.calls:
-        message["tool_calls"] = [
-            {
-                "id": new_id("call_"),
-                "type": "function",
-                "function": {
-                    "name": call.name,
-                    "arguments": call.args if call.as_object else call.arguments,
-                },
-            }
-            for call in turn.calls
-        ]
-    prompt_details: dict[str, int] = {"cached_tokens": usage.cached}
-    if usage.written:
-        prompt_details["cache_write_tokens"] = usage.written
-    return {
-        "id": new_id("chatcmpl-"),
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": request.get("model", ""),
-        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
-        "usage": {
-            "prompt_tokens": usage.input,
-            "completion_tokens": usage.output,
-            "total_tokens": usage.input + usage.output,
-            "prompt_tokens_details": prompt_details,
-            "completion_tokens_details": {"reasoning_tokens": usage.reasoning},
-        },
-    }
+@dataclass(frozen=True)
+class Wire:
+    """One protocol as it is written on the wire: where it is served, how it writes an
+    answer, an error, the model list and rate-limit headers, and what it says for each
+    `Problem`."""
 
-
-def responses_body(
-    new_id: Callable[[str], str], request: dict[str, Any], turn: Turn, usage: Usage
-) -> dict[str, Any]:
-    items: list[dict[str, Any]] = []
-    if turn.reasoning:
-        items.append(
-            {
-                "type": "reasoning",
-                "id": new_id("rs_"),
-                "summary": [{"type": "summary_text", "text": turn.reasoning}],
-            }
-        )
-    status, incomplete = "completed", None
-    if turn.stop == "cut_off":
-        status, incomplete = "incomplete", {"reason": "max_output_tokens"}
-    elif turn.stop == "filtered":
-        status, incomplete = "incomplete", {"reason": "content_filter"}
-    for call in turn.calls:
-        items.append(
-            {
-                "type": "function_call",
-                "id": new_id("fc_"),
-                "call_id": new_id("call_"),
-                "name": call.name,
-                "arguments": call.arguments,
-                "status": "incomplete" if turn.stop == "cut_off" else "completed",
-            }
-        )
-    if not turn.calls and turn.text is not None:
-        content: dict[str, Any] = (
-            {"type": "refusal", "refusal": turn.text}
-            if turn.stop == "refused"
-            else {"type": "output_text", "text": turn.text, "annotations": []}
-        )
-        items.append(
-            {
-                "type": "message",
-                "id": new_id("msg_"),
-                "role": "assistant",
-                "status": "completed" if status == "completed" else "incomplete",
-                "content": [content] if turn.text or turn.stop != "filtered" else [],
-            }
-        )
-    return {
-        "id": new_id("resp_"),
-        "object": "response",
-        "created_at": int(time.time()),
-        "model": request.get("model", ""),
-        "status": status,
-        "error": None,
-        "incomplete_details": incomplete,
-        "output": items,
-        "parallel_tool_calls": request.get("parallel_tool_calls", True),
-        "tool_choice": request.get("tool_choice", "auto"),
-        "tools": request.get("tools", []),
-        "usage": {
-            "input_tokens": usage.input,
-            "output_tokens": usage.output,
-            "total_tokens": usage.input + usage.output,
-            "input_tokens_details": {
-                "cached_tokens": usage.cached,
-                "cache_write_tokens": usage.written,
-            },
-            "output_tokens_details": {"reasoning_tokens": usage.reasoning},
-        },
-    }
-
-
-def anthropic_body(
-    new_id: Callable[[str], str], request: dict[str, Any], turn: Turn, usage: Usage
-) -> dict[str, Any]:
-    blocks: list[dict[str, Any]] = []
-    if turn.reasoning:
-        signature = new_id("sig_")
-        blocks.append({"type": "thinking", "thinking": turn.reasoning, "signature": signature})
-    for call in turn.calls:
-        blocks.append(
-            {"type": "tool_use", "id": new_id("toolu_"), "name": call.name, "input": call.args}
-        )
-    if not turn.calls and turn.text:
-        blocks.append({"type": "text", "text": turn.text})
-    blocks.extend(turn.blocks)
-    stop = {"complete": "tool_use" if turn.calls else "end_turn"}.get(turn.stop)
-    stop = stop or {"cut_off": "max_tokens", "refused": "refusal"}[turn.stop]
-    counts: dict[str, Any] = {
-        # Anthropic counts cache reads and writes beside the input tokens, not within them.
-        "input_tokens": usage.input - usage.cached - usage.written,
-        "output_tokens": usage.output,
-        "cache_creation_input_tokens": usage.written,
-        "cache_read_input_tokens": usage.cached,
-    }
-    if usage.reasoning:
-        counts["output_tokens_details"] = {"thinking_tokens": usage.reasoning}
-    body: dict[str, Any] = {
-        "id": new_id("msg_"),
-        "type": "message",
-        "role": "assistant",
-        "model": request.get("model", ""),
-        "content": blocks,
-        "stop_reason": stop,
-        "stop_sequence": None,
-        "usage": counts,
-    }
-    if turn.stop == "refused":
-        body["stop_details"] = {"type": "refusal", "category": None, "explanation": None}
-    return body
+    endpoint: str  # the path it scripts; every other path is answered with a 404
+    base_path: str  # what the SDK's `base_url` ends with
+    id_header: str  # the response header carrying the request id
+    body: Callable[[NewId, dict[str, Any], Turn, Usage], dict[str, Any]]
+    error: Callable[[NewId, Said], dict[str, Any]]
+    models: Callable[[Sequence[str]], dict[str, Any]]
+    rate_headers: Callable[[RateLimit], dict[str, str]]
+    problem: Callable[[Problem, str, tuple[int, int], RateLimit], Said]

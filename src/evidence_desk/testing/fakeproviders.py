@@ -1,6 +1,11 @@
 """Local HTTP servers that speak the OpenAI Chat Completions, OpenAI Responses and Anthropic
 Messages protocols, so provider tests run against the real SDKs and Pydantic AI with no network.
 
+This module is the script and the server, alike for every protocol; how each protocol writes
+an answer, an error, its model list and its headers is its `Wire`, one module each
+(`fakechat.py`, `fakeresponses.py`, `fakeanthropic.py`), and the rules the real APIs enforce
+are in `fakerules.py`.
+
 A test scripts what the "model" answers with `Reply` values; `FakeProvider` serves them one per
 request and records every request it receives as a `Captured` (with the time it arrived, so a
 test can measure how long a client waited between tries).
@@ -105,20 +110,21 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from . import fakeanthropic, fakechat, fakeresponses
+from .fakeanthropic import cited_block
 from .fakebodies import (
     Call,
     CitedText,
+    Problem,
     RateLimit,
+    Said,
     ScriptError,
     Stop,
     Turn,
     Usage,
+    Wire,
     answers_in_text,
-    anthropic_body,
     cap_of,
-    chat_body,
-    rate_headers,
-    responses_body,
     tokens_of,
 )
 from .fakerules import (
@@ -129,48 +135,12 @@ from .fakerules import (
 )
 
 _ReplyKind = Literal["tool", "text", "raw", "several", "error", "hang", "cited"]
-# The errors whose wire shape differs by protocol (status, type, code, message, headers).
-_Problem = Literal["quota", "context", "unknown_model", "rate_limit"]
 
-# The endpoint each protocol scripts; every other path is answered with a 404.
-_ENDPOINTS: dict[str, str] = {
-    "chat": "/v1/chat/completions",
-    "responses": "/v1/responses",
-    "anthropic": "/v1/messages",
+WIRES: dict[Protocol, Wire] = {
+    "chat": fakechat.WIRE,
+    "responses": fakeresponses.WIRE,
+    "anthropic": fakeanthropic.WIRE,
 }
-
-_OPENAI_ERRORS: dict[int, tuple[str, str | None]] = {
-    400: ("invalid_request_error", None),
-    401: ("invalid_request_error", "invalid_api_key"),
-    403: ("invalid_request_error", "unsupported_country_region_territory"),
-    404: ("invalid_request_error", "not_found"),
-    429: ("requests", "rate_limit_exceeded"),
-}
-
-_ANTHROPIC_ERRORS: dict[int, str] = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "billing_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    500: "api_error",
-    504: "timeout_error",
-    529: "overloaded_error",
-}
-
-_OPENAI_QUOTA = (
-    "You exceeded your current quota, please check your plan and billing details. For more "
-    "information on this error, read the docs: "
-    "https://platform.openai.com/docs/guides/error-codes/api-errors."
-)
-_ANTHROPIC_CREDIT = (
-    "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing "
-    "to upgrade or purchase credits."
-)
-
-# The rate limits each protocol reports in headers, and the size the fake gives each.
 
 # Pydantic AI streams an Anthropic request whose default max_tokens is the model's large output
 # limit (e.g. 64000 for claude-haiku-4-5), even from `run_sync`; a small max_tokens avoids that.
@@ -204,7 +174,7 @@ class Reply:
     cache_write_tokens: int = 0
     object_arguments: bool = False
     parts: tuple[Reply, ...] = ()
-    problem: _Problem | None = None
+    problem: Problem | None = None
     context: tuple[int, int] = (0, 0)  # a context overflow's (prompt tokens, window)
     rate: RateLimit | None = None
     cited: tuple[CitedText, ...] = ()
@@ -412,9 +382,10 @@ class FakeProvider:
         models_error: int | None = None,
         validate: bool = False,
     ) -> None:
-        if protocol not in _ENDPOINTS:
-            raise ValueError(f"unknown protocol {protocol!r}; expected one of {list(_ENDPOINTS)}")
+        if protocol not in WIRES:
+            raise ValueError(f"unknown protocol {protocol!r}; expected one of {list(WIRES)}")
         self.protocol: Protocol = protocol
+        self.wire = WIRES[protocol]
         self.models = list(models)
         self.models_error = models_error  # answer GETs (the model list) with this HTTP error
         self.validate = validate
@@ -436,8 +407,7 @@ class FakeProvider:
         if self._server is None:
             raise RuntimeError("FakeProvider is not running; use it as a context manager")
         host, port = self._server.server_address[:2]
-        root = f"http://{host!s}:{port}"
-        return root if self.protocol == "anthropic" else f"{root}/v1"
+        return f"http://{host!s}:{port}{self.wire.base_path}"
 
     def __enter__(self) -> FakeProvider:
         self._server = _Server(("127.0.0.1", 0), _handler_for(self))
@@ -486,8 +456,8 @@ class FakeProvider:
         if method == "GET":
             if self.models_error is not None:
                 return self._error(self.models_error, "scripted model-list error")
-            return _Response(200, self._models_body())
-        if route != _ENDPOINTS[self.protocol]:
+            return _Response(200, self.wire.models(self.models))
+        if route != self.wire.endpoint:
             return self._error(404, f"Unknown request URL: {method} {route}")
         if not isinstance(parsed, dict):
             return self._error(400, "The request body is not a JSON object.")
@@ -496,9 +466,7 @@ class FakeProvider:
             rule, why = broken
             with self._lock:
                 self.rejected.append(Rejection(rule.name, why, body))
-            return self._error(
-                400, f"{rule.name}: {why}", shape=("invalid_request_error", rule.code)
-            )
+            return self._said(Said(400, f"{rule.name}: {why}", "invalid_request_error", rule.code))
         if body.get("stream") is True:
             return self._error(400, _STREAMING_REFUSED)
         try:
@@ -547,8 +515,7 @@ class FakeProvider:
             cached,
             min(reply.cache_write_tokens, tokens[0] - cached),
         )
-        build = {"chat": chat_body, "responses": responses_body, "anthropic": anthropic_body}
-        return _Response(200, build[self.protocol](self.new_id, body, payload, usage))
+        return _Response(200, self.wire.body(self.new_id, body, payload, usage))
 
     def _completion(self, reply: Reply, body: dict[str, Any]) -> tuple[Turn, str]:
         """What the model says: tool calls or text, and the characters it wrote."""
@@ -558,7 +525,7 @@ class FakeProvider:
         if reply.kind == "cited":
             if self.protocol != "anthropic":
                 raise ScriptError("cited text blocks are an Anthropic reply")
-            blocks = tuple(_cited_block(b, search_results(body)) for b in reply.cited)
+            blocks = tuple(cited_block(b, search_results(body)) for b in reply.cited)
             return Turn(blocks=blocks, **extra), "".join(b.text for b in reply.cited)
         if reply.kind == "several":
             calls = tuple(self._call(part, body) for part in reply.parts)
@@ -602,124 +569,24 @@ class FakeProvider:
 
     def _problem(self, reply: Reply, body: dict[str, Any]) -> _Response:
         """An error reply, in the shape this protocol sends it."""
-        model = str(body.get("model", ""))
-        anthropic = self.protocol == "anthropic"
         if reply.problem is None:
             return self._error(reply.status, reply.message, reply.headers)
-        if reply.problem == "quota":
-            if anthropic:
-                return self._error(400, _ANTHROPIC_CREDIT)
-            return self._error(429, _OPENAI_QUOTA, shape=("insufficient_quota",) * 2)
-        if reply.problem == "unknown_model":
-            if anthropic:
-                return self._error(404, f"model: {model}")
-            said = f"The model `{model}` does not exist or you do not have access to it."
-            return self._error(404, said, shape=("invalid_request_error", "model_not_found"))
-        if reply.problem == "context":
-            tokens, window = reply.context
-            if anthropic:
-                return self._error(400, f"prompt is too long: {tokens} tokens > {window} maximum")
-            said = (
-                f"This model's maximum context length is {window} tokens. However, your "
-                f"messages resulted in {tokens} tokens. Please reduce the length of the messages."
-                if self.protocol == "chat"
-                else "Your input exceeds the context window of this model. Please adjust your "
-                "input and try again."
-            )
-            shape = ("invalid_request_error", "context_length_exceeded")
-            param = "messages" if self.protocol == "chat" else "input"
-            return self._error(400, said, shape=shape, param=param)
+        model = str(body.get("model", ""))
         rate = reply.rate or RateLimit()
-        headers = rate_headers(self.protocol, rate)
-        limit = next(iter(rate.exhausted), "requests")
-        said = f"Rate limit reached for {model} on {limit}. Please try again later."
-        return self._error(429, said, headers, shape=(limit, "rate_limit_exceeded"))
+        return self._said(self.wire.problem(reply.problem, model, reply.context, rate))
 
     def _error(
-        self,
-        status: int,
-        message: str,
-        headers: Mapping[str, str] | None = None,
-        *,
-        shape: tuple[str, str | None] | None = None,
-        param: str | None = None,
+        self, status: int, message: str, headers: Mapping[str, str] | None = None
     ) -> _Response:
-        """An error body as the protocol writes it; `shape`: the error's (type, OpenAI code)
-        instead of the status's usual ones."""
-        if self.protocol == "anthropic":
-            kind = shape[0] if shape else None
-            kind = kind or _ANTHROPIC_ERRORS.get(
-                status, "api_error" if status >= 500 else "invalid_request_error"
-            )
-            body: dict[str, Any] = {
-                "type": "error",
-                "error": {"type": kind, "message": message},
-                "request_id": self.new_id("req_"),
-            }
-        else:
-            kind, code = shape or _OPENAI_ERRORS.get(
-                status, ("server_error" if status >= 500 else "invalid_request_error", None)
-            )
-            body = {"error": {"message": message, "type": kind, "param": param, "code": code}}
-        return _Response(status, body, headers or {})
+        """An error with the status's usual type, as the protocol writes it."""
+        return self._said(Said(status, message, headers=headers or {}))
 
-    def _models_body(self) -> dict[str, Any]:
-        if self.protocol == "anthropic":
-            data = [
-                {
-                    "type": "model",
-                    "id": name,
-                    "display_name": name,
-                    "created_at": "2025-01-01T00:00:00Z",
-                    "lifecycle": "active",
-                }
-                for name in self.models
-            ]
-            return {
-                "data": data,
-                "has_more": False,
-                "first_id": self.models[0] if self.models else None,
-                "last_id": self.models[-1] if self.models else None,
-            }
-        models: list[dict[str, Any]] = [
-            {"id": name, "object": "model", "created": 0, "owned_by": "fake"}
-            for name in self.models
-        ]
-        return {"object": "list", "data": models}
+    def _said(self, said: Said) -> _Response:
+        return _Response(said.status, self.wire.error(self.new_id, said), said.headers)
 
     def new_id(self, prefix: str) -> str:
         """A unique id in the provider's style, e.g. `chatcmpl-000001`."""
         return f"{prefix}{next(self._ids):06d}"
-
-
-def _cited_block(block: CitedText, results: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """One text block of the reply with its `search_result_location` citations."""
-    out: dict[str, Any] = {"type": "text", "text": block.text}
-    if not block.cites:
-        return out
-    citations = []
-    for cite in block.cites:
-        result = results[cite.result] if 0 <= cite.result < len(results) else None
-        if result is None and (cite.cited_text is None or cite.source is None):
-            raise ScriptError(f"the request holds no search result {cite.result}")
-        held = [b.get("text", "") for b in (result or {}).get("content", [])]
-        if not 0 <= cite.start < cite.end <= max(len(held), cite.end if result is None else 0):
-            raise ScriptError(f"blocks {cite.start}..{cite.end} are not in the search result")
-        citations.append(
-            {
-                "type": "search_result_location",
-                "cited_text": "".join(held[cite.start : cite.end])
-                if cite.cited_text is None
-                else cite.cited_text,
-                "search_result_index": cite.result,
-                "source": (result or {}).get("source", "") if cite.source is None else cite.source,
-                "title": (result or {}).get("title"),
-                "start_block_index": cite.start,
-                "end_block_index": cite.end,
-            }
-        )
-    out["citations"] = citations
-    return out
 
 
 class _Server(ThreadingHTTPServer):
@@ -765,8 +632,7 @@ def _handler_for(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
                 self.send_response(response.status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(payload)))
-                id_header = "request-id" if fake.protocol == "anthropic" else "x-request-id"
-                self.send_header(id_header, fake.new_id("req_"))
+                self.send_header(fake.wire.id_header, fake.new_id("req_"))
                 for name, value in response.headers.items():
                     self.send_header(name, value)
                 self.end_headers()

@@ -73,6 +73,14 @@ FORBIDDEN: tuple[tuple[str, str, str], ...] = (
         "the workspace is built on the parts, never on Desk",
     ),
 )
+# (module prefix, the only importers allowed, why): a seam with one door.
+ONLY_FROM: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (
+        f"{PACKAGE}.store.sqlite",
+        (f"{PACKAGE}.store", f"{PACKAGE}.desk.parts"),
+        "only the desk's parts name a store class; the rest is handed a Store",
+    ),
+)
 TRUST_ALLOWED_PACKAGES = {"pydantic", "cryptography"}
 TRUST_ALLOWED_PROJECT = {f"{PACKAGE}.types"}
 
@@ -143,6 +151,9 @@ def violations(root: Path) -> list[str]:
     for imp in imports(root):
         for who, what, why in FORBIDDEN:
             if _within(imp.importer, who) and _within(imp.name, what):
+                out.append(f"{imp.at(root)}: {imp.importer} imports {imp.name}: {why}")
+        for what, allowed, why in ONLY_FROM:
+            if _within(imp.name, what) and not any(_within(imp.importer, a) for a in allowed):
                 out.append(f"{imp.at(root)}: {imp.importer} imports {imp.name}: {why}")
         if _within(imp.importer, f"{PACKAGE}.trust") and not _trust_allowed(imp.name):
             out.append(f"{imp.at(root)}: {imp.importer} imports {imp.name}: trust/ stays pure")
@@ -248,12 +259,17 @@ def test_the_checker_names_each_planted_import_with_its_file_and_line(tmp_path: 
     )
     (root / "runs" / "r.py").write_text("def f():\n    from ..store import rows\n")
     (root / "store" / "rows.py").write_text("from ..runs import r\n")
+    store_class = "from ..store.sqlite import ArchiveStore\n"
+    (root / "desk" / "parts.py").write_text(store_class)  # the one door: allowed
+    (root / "desk" / "d.py").write_text(store_class)
     found = violations(root)
     assert (
         f"{PACKAGE}/server/x.py:2: {PACKAGE}.server.x imports {PACKAGE}.store.accounts.User: "
-        in found[1]
+        in found[2]
     )
+    assert "only the desk's parts name a store class" in found[0]
     assert [v.split(": ")[0] for v in found] == [
+        f"{PACKAGE}/desk/d.py:1",
         f"{PACKAGE}/desk/workspace/w.py:3",
         f"{PACKAGE}/server/x.py:2",
         f"{PACKAGE}/store/rows.py:1",

@@ -1,6 +1,6 @@
 """Ingest: loaded documents -> passages -> vectors -> the archive store.
 
-Each loaded document is compared with its stored state (`ArchiveStore.document_state`):
+Each loaded document is compared with its stored state (`Store.document_state`):
 
 * not stored -> added;
 * stored by another loader version (`Document.loader_version`; an empty stored version is a
@@ -36,7 +36,7 @@ from ..hashing import sha256_text
 from ..retrieval.embedder import Embedder, Vectors
 from ..retrieval.embedders import EmbedderMismatch, check_embedder, vector_tag
 from ..store.embedding_cache import EmbeddingCache
-from ..store.sqlite import ArchiveStore
+from ..store.protocol import Store
 from ..types import Document, Passage
 from .chunking import chunk, chunking_key
 from .results import Loaded, LoadResult, Skipped
@@ -110,7 +110,7 @@ class _Ingest:
 
     def __init__(
         self,
-        store: ArchiveStore,
+        store: Store,
         embedder: Embedder,
         cache: EmbeddingCache | None,
         on_progress: Callable[[IngestProgress], None] | None,
@@ -233,7 +233,7 @@ class _Ingest:
 
 def ingest(
     results: Iterable[LoadResult],
-    store: ArchiveStore,
+    store: Store,
     embedder: Embedder,
     *,
     target_words: int,

@@ -7,7 +7,7 @@ The parts both are built on (the store, the index, the embedders, the agents, th
 the run records, the executor, the signing key) are made in one place, `parts.py`.
 
 This package may import every floor below it (`runs/`, `agents/`, `archive/`, `retrieval/`,
-`sources/`, `store/`, `trust/`); `cli.py` and `server/` import the application from here
+`sources/`, `store/`, `trust/`); `cli/` and `server/` import the application from here
 alone: the names below are its face, and the record types the web app shows come through
 it, not from `store/` (`tests/unit/test_layering.py`).
 """

@@ -26,8 +26,8 @@ from ..retrieval.coverage import ArchiveStats
 from ..retrieval.embedder import Embedder, Vectors
 from ..retrieval.index import HybridIndex, IndexRows
 from ..settings import Settings
+from ..store.protocol import Store
 from ..store.snapshots import SNAPSHOT_PREFIXES
-from ..store.sqlite import ArchiveStore
 from ..types import Document, Hit, TimeWindow
 
 PREPARING_KEY = "preparing"  # archive meta: the sample whose documents are being stored
@@ -48,9 +48,7 @@ def _exclusive(directory: Path) -> Iterator[None]:
 class DeskArchive:
     """Implements the pipeline's `ArchiveAccess` over one store and its index."""
 
-    def __init__(
-        self, store: ArchiveStore, settings: Settings, embedder: Callable[[], Embedder]
-    ) -> None:
+    def __init__(self, store: Store, settings: Settings, embedder: Callable[[], Embedder]) -> None:
         """`embedder` makes the query embedder, on the first search: what reads the index's
         statistics alone (`check` reading a question) loads no model."""
         self.store = store

@@ -42,7 +42,7 @@ from ..retrieval.coverage import ArchiveStats, SubjectRule, dated_in, unanswered
 from ..runs.retrieve import reach_windows, text_dates_into
 from ..runs.selection import source_of
 from ..settings import Settings
-from ..store.sqlite import ArchiveStore
+from ..store.protocol import Store
 from ..trust.checks import CheckedClaim
 from ..trust.claims import split_claims, strip_markers
 from ..types import (
@@ -309,7 +309,7 @@ def question_reader(
 
 def check_one(
     draft: DraftInput,
-    store: ArchiveStore,
+    store: Store,
     auditor: Auditor,
     policy: GatePolicy,
     settings: Settings,
@@ -344,7 +344,7 @@ def check_one(
 
 def check_drafts(
     drafts: Sequence[DraftInput],
-    store: ArchiveStore,
+    store: Store,
     auditor: Auditor,
     policy: GatePolicy,
     settings: Settings,

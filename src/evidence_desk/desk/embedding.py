@@ -57,7 +57,7 @@ from ..retrieval.onnxembed import OnnxEmbedder
 from ..retrieval.parallel import ParallelEmbedder, resolve_workers
 from ..settings import Settings
 from ..store.embedding_cache import EmbeddingCache
-from ..store.sqlite import ArchiveStore
+from ..store.protocol import Store
 
 RATES_FILE = "embed-rates.json"
 MIN_RATED = 500  # passages: a job shorter than this says little about the rate
@@ -140,7 +140,7 @@ def _build_model(name: str, models: str, precision: str, batch_size: int) -> Non
 class DeskEmbedding:
     """Embedders of one data directory; `Desk.embedder`, `Desk.reembed` and the estimates."""
 
-    def __init__(self, settings: Settings, store: ArchiveStore) -> None:
+    def __init__(self, settings: Settings, store: Store) -> None:
         self.settings = settings
         self.store = store
 

@@ -46,9 +46,9 @@ from ..runs.publish import Publisher
 from ..runs.records import RunSummary
 from ..settings import Settings
 from ..store.embedding_cache import EmbeddingCache
+from ..store.protocol import Store
 from ..store.rows import RunOwner
 from ..store.runs import RunRecords, StoredEvent, StoredRun
-from ..store.sqlite import ArchiveStore
 from ..trust.signing import (
     key_id_for,
     public_key_b64,
@@ -91,7 +91,7 @@ class Desk:
         self,
         settings: Settings | None = None,
         *,
-        store: ArchiveStore | None = None,
+        store: Store | None = None,
         embedder: Embedder | None = None,
         agents: Agents | None = None,
         clock: Clock | None = None,
@@ -106,7 +106,7 @@ class Desk:
     # ------------------------------------------------------------------ parts (`parts.py`)
 
     @property
-    def store(self) -> ArchiveStore:
+    def store(self) -> Store:
         return self.parts.store
 
     @property

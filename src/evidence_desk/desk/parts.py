@@ -26,6 +26,7 @@ from ..runs.publish import Publisher
 from ..runs.selection import SelectionBounds
 from ..runs.stages import STAGE_FUNCTIONS
 from ..settings import Settings
+from ..store.protocol import Store
 from ..store.runs import RunRecords
 from ..store.sqlite import ArchiveStore
 from ..trust.signing import load_or_create_key
@@ -51,7 +52,7 @@ class Parts:
         self,
         settings: Settings,
         *,
-        store: ArchiveStore | None = None,
+        store: Store | None = None,
         embedder: Embedder | None = None,
         agents: Agents | None = None,
         clock: Clock | None = None,
@@ -63,7 +64,7 @@ class Parts:
         self.__dict__.update({name: part for name, part in given.items() if part is not None})
 
     @cached_property
-    def store(self) -> ArchiveStore:
+    def store(self) -> Store:
         self.settings.home.mkdir(parents=True, exist_ok=True)
         return ArchiveStore(self.settings.db_path)  # StoreError, SchemaError: a DeskError
 

@@ -17,8 +17,8 @@ from typing import Any
 from ..clock import system_clock
 from ..errors import DeskError
 from ..settings import Settings
+from ..store.protocol import Store
 from ..store.snapshots import SNAPSHOT_PREFIXES
-from ..store.sqlite import ArchiveStore
 from ..trust.canonical import DuplicateKeyError, loads_strict
 from ..trust.receipts import VerifyReport, content_sha256, verify_receipt
 from ..trust.signing import (
@@ -59,7 +59,7 @@ class ReceiptChecker:
     """Verifies receipts against one data directory's keys and archive."""
 
     def __init__(
-        self, settings: Settings, store: Callable[[], ArchiveStore], key: Callable[[], Any]
+        self, settings: Settings, store: Callable[[], Store], key: Callable[[], Any]
     ) -> None:
         """`store` and `key` open the archive and the signing key only when needed."""
         self.settings = settings

@@ -30,8 +30,8 @@ from ..sources.passages import default_scorers, select_passages
 from ..sources.pool import pool_evidence, source_meta
 from ..sources.reading import ReadLimits, ReadRefused, read_page
 from ..sources.search import SearchFailed, SearchProvider, search_provider
+from ..store.protocol import Store
 from ..store.snapshots import Snapshot, Snapshots, snapshot_id_of
-from ..store.sqlite import ArchiveStore
 from ..types import Document
 
 MAX_ATTACHMENT_BYTES = 20_000_000
@@ -66,9 +66,7 @@ class FetchReport:
 class DeskWeb:
     """The desk's web parts over one store (see the module docstring)."""
 
-    def __init__(
-        self, settings: Settings, store: ArchiveStore, embedder: Embedder, clock: Clock
-    ) -> None:
+    def __init__(self, settings: Settings, store: Store, embedder: Embedder, clock: Clock) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder

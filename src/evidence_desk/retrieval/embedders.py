@@ -29,7 +29,7 @@ from typing import Literal, cast
 
 from ..errors import DeskError
 from ..settings import Settings
-from ..store.sqlite import ArchiveStore
+from ..store.protocol import Store
 from .embedder import Embedder, MiniLMEmbedder, TokenEmbedder
 
 EmbedderName = Literal["torch", "onnx-fp32", "onnx-int8"]
@@ -74,14 +74,14 @@ def models_home(settings: Settings) -> Path:
     return settings.cache_dir or settings.home
 
 
-def recorded(store: ArchiveStore) -> Recorded | None:
+def recorded(store: Store) -> Recorded | None:
     model_id = store.get_meta(MODEL_KEY)
     if model_id is None:
         return None
     return Recorded(model_id, store.get_meta(NAME_KEY), store.get_meta(TAG_KEY))
 
 
-def chosen_name(settings: Settings, store: ArchiveStore) -> str:
+def chosen_name(settings: Settings, store: Store) -> str:
     """The embedder for this archive: its own when it has vectors, else the settings'."""
     rec = recorded(store)
     if rec is not None:
@@ -106,7 +106,7 @@ def same_vectors(rec: Recorded, embedder: Embedder) -> bool:
     return rec.name == "torch" or rec.tag == getattr(embedder, "tag", None)
 
 
-def check_embedder(store: ArchiveStore, embedder: Embedder) -> None:
+def check_embedder(store: Store, embedder: Embedder) -> None:
     """Before storing vectors: record the embedder of a new archive, refuse a different one."""
     rec = recorded(store)
     if rec is None:
@@ -121,7 +121,7 @@ def check_embedder(store: ArchiveStore, embedder: Embedder) -> None:
         )
 
 
-def check_queries(store: ArchiveStore, embedder: Embedder) -> None:
+def check_queries(store: Store, embedder: Embedder) -> None:
     """Before searching: the query embedder must be the one that made the stored vectors."""
     rec = recorded(store)
     if rec is not None and not same_vectors(rec, embedder):
@@ -137,7 +137,7 @@ def vector_tag(embedder: Embedder) -> str:
     return str(getattr(embedder, "tag", None) or getattr(embedder, "precision", "fp32"))
 
 
-def record(store: ArchiveStore, embedder: Embedder) -> None:
+def record(store: Store, embedder: Embedder) -> None:
     for key, value in meta_items(embedder).items():
         store.set_meta(key, value)
 

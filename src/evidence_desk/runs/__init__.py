@@ -11,5 +11,5 @@ May import `agents/`, `judgment`, `retrieval/`, `sources/`, `trust/` and the sha
 modules (`types`, `errors`, `clock`, `enumerations`, `textutil`), and of `store/` only the
 record shapes (`rows`, and the row types of `runs` and `snapshots`): the records are
 reached through the `RunLog` and `EffectLog` Protocols of `logs.py`, never a store class.
-Never `desk/`, `cli.py` or `server/` (`tests/unit/test_layering.py`).
+Never `desk/`, `cli/` or `server/` (`tests/unit/test_layering.py`).
 """

@@ -1,7 +1,9 @@
 """Persistence: everything the desk keeps, in one SQLite file, and the shared embedding cache.
 
-* `sqlite.py` — `ArchiveStore`: documents, passages with float32 vectors, receipts, and a
-  generation number that index builders use to know when to rebuild.
+* `protocol.py` — `Store`: what the floors above ask of a store, and the contract each
+  method keeps; the one seam a second back end implements.
+* `sqlite.py` — `ArchiveStore`, the embedded `Store`: documents, passages with float32
+  vectors, receipts, and a generation number that index builders use to know when to rebuild.
 * `versions.py` — earlier texts of documents, so receipts written against them still verify.
 * `runs.py` — runs as records: the run row, its finished stages, its event log, its owner.
 * `snapshots.py` — page snapshots and each run's record of its web effects.

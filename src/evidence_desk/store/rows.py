@@ -29,6 +29,9 @@ DOCUMENT_COLUMN_COUNT = DOCUMENT_COLUMNS.count(",") + 1
 META_COLUMNS = "doc_id, title, date, url, origin, content_sha256, ingested_at, meta, source_path"
 STATE_COLUMNS = "content_sha256, loader_version, chunking"
 
+# What storing a document did: it was new, its text changed, or nothing changed.
+UpsertResult = Literal["added", "replaced", "unchanged"]
+
 Channel = Literal["workspace", "widget"]
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy.typing as npt
 
@@ -42,6 +42,7 @@ from .rows import (
     StoredReceipt,
     StoredState,
     StoredText,
+    UpsertResult,
     Vectors,
     blob_vector,
     document_from_row,
@@ -59,7 +60,6 @@ from .runs import RunRecords
 from .snapshots import Snapshots
 from .versions import keep_replaced_text, texts_by_hash
 
-UpsertResult = Literal["added", "replaced", "unchanged"]
 _BATCH = 500  # ids per `IN (...)` query, well under SQLite's variable limit
 _GENERATION = "SELECT value FROM meta WHERE key = 'generation'"
 

@@ -38,7 +38,7 @@ from ...judgment import Judgment, MissingText, TextLookup, judge, source_texts
 from ...runs.publish import Publisher
 from ...settings import Settings
 from ...store.accounts import Accounts, Review, ReviewAction, User, new_id
-from ...store.sqlite import ArchiveStore
+from ...store.protocol import Store
 from ...types import Coverage, GatePolicy, Receipt, Source
 from .errors import Conflict, NotFound, WorkspaceError, shown
 
@@ -56,7 +56,7 @@ class StandardsDesk:
 
     def __init__(
         self,
-        store: ArchiveStore,
+        store: Store,
         accounts: Accounts,
         publisher: Publisher,
         auditor: Callable[[], Auditor],

@@ -516,3 +516,13 @@ def test_every_error_a_user_can_act_on_is_a_desk_error() -> None:
         StoreError,
     ):
         assert issubclass(error, DeskError), error
+
+
+def test_reembed_and_status_of_an_empty_data_dir_create_no_archive(tmp_path: Path) -> None:
+    home = tmp_path / "never-ingested"
+    result = cli(home, tmp_path / "cache", "reembed", "--yes")
+    assert result.exit_code == 1
+    assert "The archive has no passages to re-embed." in result.output
+    status = cli(home, tmp_path / "cache", "status")
+    assert status.exit_code == 0 and "nothing ingested yet" in status.output
+    assert not Settings(home=home).db_path.exists()

@@ -14,6 +14,7 @@ import ast
 import itertools
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,21 +201,31 @@ def package_cycles(root: Path) -> list[str]:
     return cycles
 
 
-def private_reaches(paths: list[Path], base: Path) -> list[str]:
-    """Each `….desk._name` outside desk/: a private member of `Desk` reached from outside. A
-    name that ends in `desk` (`desk`, `self.desk`, `app.state.desk`) is taken to be one."""
+def desk_reaches(paths: list[Path], base: Path, member: Callable[[str], bool]) -> list[str]:
+    """Each `….desk.name` whose member name `member` picks. A name that ends in `desk`
+    (`desk`, `self.desk`, `app.state.desk`) is taken to be a `Desk`."""
     out = []
     for path in paths:
+        found = []
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Attribute) and node.attr.startswith("_")):
-                continue
-            if node.attr.startswith("__"):
+            if not (isinstance(node, ast.Attribute) and member(node.attr)):
                 continue
             holder = node.value
             name = holder.id if isinstance(holder, ast.Name) else getattr(holder, "attr", "")
             if name.lstrip("_") == "desk":
-                out.append(f"{path.relative_to(base)}:{node.lineno}: {name}.{node.attr}")
+                found.append((node.lineno, f"{name}.{node.attr}"))
+        out += [f"{path.relative_to(base)}:{line}: {what}" for line, what in sorted(found)]
     return out
+
+
+def private_reaches(paths: list[Path], base: Path) -> list[str]:
+    """Each `….desk._name` outside desk/: a private member of `Desk` reached from outside."""
+    return desk_reaches(paths, base, lambda a: a.startswith("_") and not a.startswith("__"))
+
+
+# What an interface may not read of a desk: its parts are the floors below, reached only
+# through the desk's methods.
+BELOW_THE_FACE = {"store", "parts"}
 
 
 def test_no_forbidden_import_in_the_package() -> None:
@@ -242,6 +253,20 @@ def test_the_private_member_check_finds_a_planted_reach(tmp_path: Path) -> None:
     planted = tmp_path / "x.py"
     planted.write_text("def f(app, desk):\n    desk._state\n    app.state.desk._executor.run()\n")
     assert private_reaches([planted], tmp_path) == ["x.py:2: desk._state", "x.py:3: desk._executor"]
+
+
+def test_the_interfaces_reach_no_part_of_the_desk(tmp_path: Path) -> None:
+    def below(paths: list[Path], base: Path) -> list[str]:
+        return desk_reaches(paths, base, lambda a: a in BELOW_THE_FACE)
+
+    interfaces = [*(ROOT / "server").rglob("*.py"), *(ROOT / "cli").rglob("*.py")]
+    assert len(interfaces) > 10
+    assert below(interfaces, ROOT.parent) == []
+    planted = tmp_path / "x.py"
+    planted.write_text(
+        "def f(app, desk):\n    desk.store.count_passages()\n    app.state.desk.parts\n"
+    )
+    assert below([planted], tmp_path) == ["x.py:2: desk.store", "x.py:3: desk.parts"]
 
 
 def test_the_checker_names_each_planted_import_with_its_file_and_line(tmp_path: Path) -> None:

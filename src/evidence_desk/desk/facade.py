@@ -544,6 +544,13 @@ class Desk:
 
     # ------------------------------------------------------------------ status
 
+    def counts(self) -> tuple[int, int]:
+        """How many documents and passages the archive holds; (0, 0) before the first
+        ingest, without creating the archive."""
+        if not self.settings.db_path.exists():
+            return 0, 0
+        return self.store.count_documents(), self.store.count_passages()
+
     def status(self) -> dict[str, Any]:
         s = self.settings
         info: dict[str, Any] = {"data directory": str(s.home)}

@@ -208,7 +208,7 @@ def create_app(desk: Desk, *, run_threads: int = 2, warm: bool = True) -> FastAP
     @app.get("/healthz", tags=["operations"], summary="Health")
     async def health() -> dict[str, Any]:
         """`ok` when the archive opens; how many documents and runs executing."""
-        documents = await run_in_threadpool(desk.store.count_documents)
+        documents, _ = await run_in_threadpool(desk.counts)
         return {"ok": True, "documents": documents, "executing": len(app.state.runs.futures)}
 
     @app.get("/api/docs", response_class=HTMLResponse, tags=["operations"], summary="API docs")

@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .fakebodies import (
-    LIMIT_SIZES,
     CitedText,
     NewId,
     Problem,
@@ -26,6 +25,7 @@ from .fakebodies import (
     Turn,
     Usage,
     Wire,
+    limit_values,
 )
 
 ANTHROPIC_LIMITS = ("requests", "tokens", "input-tokens", "output-tokens")
@@ -147,22 +147,17 @@ def anthropic_models(names: Sequence[str]) -> dict[str, Any]:
     }
 
 
+def _rfc3339_after(seconds: float) -> str:
+    reset = datetime.fromtimestamp(math.ceil(time.time() + seconds), UTC)
+    return reset.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def anthropic_rate_headers(rate: RateLimit) -> dict[str, str]:
     """The headers an Anthropic 429 carries for what `rate` says."""
     headers: dict[str, str] = {}
     if rate.retry_after is not None:
         headers["retry-after"] = str(math.ceil(rate.retry_after))
-    for limit, seconds in rate.resets.items():
-        if limit not in ANTHROPIC_LIMITS:
-            raise ScriptError(f"Anthropic reports no {limit!r} limit: {ANTHROPIC_LIMITS}")
-        size = LIMIT_SIZES[limit]
-        left = 0 if limit in rate.exhausted else size // 2
-        reset = datetime.fromtimestamp(math.ceil(time.time() + seconds), UTC)
-        values = {
-            "limit": str(size),
-            "remaining": str(left),
-            "reset": reset.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        }
+    for limit, values in limit_values(rate, ANTHROPIC_LIMITS, "Anthropic", _rfc3339_after):
         headers.update({f"anthropic-ratelimit-{limit}-{k}": v for k, v in values.items()})
     return headers
 

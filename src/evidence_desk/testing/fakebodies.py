@@ -10,7 +10,7 @@ Messages). A `Wire` is the whole of what differs between them on the wire.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -87,6 +87,19 @@ class Usage:
     reasoning: int = 0
     cached: int = 0
     written: int = 0  # input tokens written to the prompt cache
+
+
+def limit_values(
+    rate: RateLimit, limits: Sequence[str], who: str, reset: Callable[[float], str]
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """For each limit `rate` resets: its name, and its size, what is left and when it resets
+    (written by `reset`), as a protocol's rate-limit headers give them."""
+    for limit, seconds in rate.resets.items():
+        if limit not in limits:
+            raise ScriptError(f"{who} reports no {limit!r} limit: {tuple(limits)}")
+        size = LIMIT_SIZES[limit]
+        left = 0 if limit in rate.exhausted else size // 2
+        yield limit, {"limit": str(size), "remaining": str(left), "reset": reset(seconds)}
 
 
 def tokens_of(size: int) -> int:

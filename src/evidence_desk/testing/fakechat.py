@@ -15,15 +15,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from .fakebodies import (
-    LIMIT_SIZES,
     NewId,
     Problem,
     RateLimit,
     Said,
-    ScriptError,
     Turn,
     Usage,
     Wire,
+    limit_values,
 )
 
 OPENAI_LIMITS = ("requests", "tokens")
@@ -117,12 +116,7 @@ def openai_rate_headers(rate: RateLimit) -> dict[str, str]:
     if rate.retry_after is not None:
         headers["retry-after-ms"] = str(math.ceil(rate.retry_after * 1000))
         headers["retry-after"] = str(math.ceil(rate.retry_after))
-    for limit, seconds in rate.resets.items():
-        if limit not in OPENAI_LIMITS:
-            raise ScriptError(f"OpenAI reports no {limit!r} limit: {OPENAI_LIMITS}")
-        size = LIMIT_SIZES[limit]
-        left = 0 if limit in rate.exhausted else size // 2
-        values = {"limit": str(size), "remaining": str(left), "reset": go_duration(seconds)}
+    for limit, values in limit_values(rate, OPENAI_LIMITS, "OpenAI", go_duration):
         headers.update({f"x-ratelimit-{k}-{limit}": v for k, v in values.items()})
     return headers
 

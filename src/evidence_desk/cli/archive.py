@@ -91,7 +91,7 @@ def reembed(ctx: click.Context, yes: bool) -> None:
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     desk = desk_of(ctx)
-    if desk.counts()[1] == 0:
+    if desk.passage_count() == 0:
         fail("The archive has no passages to re-embed.")
     desk.prepare_embedder(_notice, reembed=True)
     estimate = desk.reembed_estimate()

@@ -544,12 +544,15 @@ class Desk:
 
     # ------------------------------------------------------------------ status
 
-    def counts(self) -> tuple[int, int]:
-        """How many documents and passages the archive holds; (0, 0) before the first
-        ingest, without creating the archive."""
-        if not self.settings.db_path.exists():
-            return 0, 0
-        return self.store.count_documents(), self.store.count_passages()
+    def document_count(self) -> int:
+        """How many documents the archive holds; 0 before the first ingest, without
+        creating the archive."""
+        return self.store.count_documents() if self.settings.db_path.exists() else 0
+
+    def passage_count(self) -> int:
+        """How many passages the archive holds; 0 before the first ingest, without
+        creating the archive."""
+        return self.store.count_passages() if self.settings.db_path.exists() else 0
 
     def status(self) -> dict[str, Any]:
         s = self.settings

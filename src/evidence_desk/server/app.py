@@ -208,7 +208,7 @@ def create_app(desk: Desk, *, run_threads: int = 2, warm: bool = True) -> FastAP
     @app.get("/healthz", tags=["operations"], summary="Health")
     async def health() -> dict[str, Any]:
         """`ok` when the archive opens; how many documents and runs executing."""
-        documents, _ = await run_in_threadpool(desk.counts)
+        documents = await run_in_threadpool(desk.document_count)
         return {"ok": True, "documents": documents, "executing": len(app.state.runs.futures)}
 
     @app.get("/api/docs", response_class=HTMLResponse, tags=["operations"], summary="API docs")

@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     planner: str = Field("", description="Planner engine; empty uses `model`.")
     answerer: str = Field("", description="Answerer engine; empty uses `model`.")
     auditor: str = Field("", description="Auditor engine; empty uses `model`.")
+    teacher: str = Field(
+        "", description="Teacher engine (lessons of published answers); empty uses `model`."
+    )
     base_url: str = Field(
         "",
         description="Base URL of the server for self-hosted engines: `ollama:` (default "

@@ -581,6 +581,110 @@ class Integrity(Frozen):
     previous_receipt_sha256: str | None
 
 
+# --------------------------------------------------------------------------- lessons
+
+BlockKind = Literal["key_idea", "how", "example", "not_said", "check"]
+# The order a lesson's blocks are read in, and the words a reader sees for each kind.
+BLOCK_KINDS: tuple[BlockKind, ...] = ("key_idea", "how", "example", "not_said", "check")
+BLOCK_TITLES: dict[str, str] = {
+    "key_idea": "The key idea",
+    "how": "How it works, or what happened",
+    "example": "An example from the sources",
+    "not_said": "What the sources do not say",
+    "check": "Check your understanding",
+}
+RelationKind = Literal[
+    "proposed",
+    "caused",
+    "preceded",
+    "part of",
+    "contrasts with",
+    "supported",
+    "opposed",
+    "created",
+    "ended",
+    "called for",
+]
+ReviewDecision = Literal["kept", "dropped", "unreviewed"]
+
+
+class LessonBlock(Frozen):
+    """One block of a lesson as a teacher proposed it. `text`: sentences citing `[S#]`,
+    judged like an answer's. A `not_said` block names `absent` terms instead, which code
+    finds in none of the retained passages; a `check` block's `text` answers `question`."""
+
+    kind: BlockKind
+    text: str = Field("", max_length=4000)
+    question: str = Field("", max_length=400)
+    absent: tuple[str, ...] = Field((), max_length=6)
+
+
+class Relation(Frozen):
+    """One arrow of a lesson's diagram: `subject` `relation` `object`, citing its sources.
+    A teacher supplies these and nothing of the drawing: no coordinates, no markup."""
+
+    id: str = Field(pattern=r"^R[1-9][0-9]*$")
+    subject: str = Field(min_length=1, max_length=120)
+    relation: RelationKind
+    object: str = Field(min_length=1, max_length=160)
+    citations: tuple[str, ...] = Field(min_length=1, max_length=4)
+
+
+class Lesson(Frozen):
+    """What a teacher proposes for a published answer: blocks in order, and relations."""
+
+    blocks: tuple[LessonBlock, ...] = Field(max_length=12)
+    relations: tuple[Relation, ...] = Field((), max_length=24)
+
+
+class BlockReview(Frozen):
+    """The teaching review's one decision on one block: its sentences judged as an answer
+    is (`claims`, the gate's `gate` decision and `published` text), or, for `not_said`,
+    its absent terms found in no retained passage."""
+
+    block: LessonBlock
+    claims: tuple[Claim, ...] = ()
+    gate: Decision | None = None
+    published: str = ""
+    decision: ReviewDecision
+    reason: str
+
+
+class RelationReview(Frozen):
+    """The teaching review's one decision on one relation, judged as its `sentence`."""
+
+    relation: Relation
+    sentence: str
+    claim: Claim | None = None
+    gate: Decision | None = None
+    decision: ReviewDecision
+    reason: str
+
+
+LessonDecision = Literal["PUBLISHED", "WITHHELD"]
+
+
+class Teaching(Frozen):
+    """A receipt's `teaching` section: the lesson of a published answer as reviewed.
+
+    `lesson_sha256` is the SHA-256 of the canonical JSON of `reviewed_lesson()` (the
+    blocks and relations with their decisions): what was reviewed is what is published.
+    """
+
+    answer_run_id: str
+    answer_receipt_sha256: str
+    teacher: str
+    blocks: tuple[BlockReview, ...]
+    relations: tuple[RelationReview, ...]
+    decision: LessonDecision
+    reason: str
+    lesson_sha256: str
+
+    def reviewed_lesson(self) -> dict[str, Any]:
+        """What the lesson hash covers, as JSON."""
+        return self.model_dump(mode="json", include={"blocks", "relations"})
+
+
 class Receipt(BaseModel):
     """The audit receipt of one run (`contracts/receipt.md`). Extra fields are kept."""
 
@@ -615,6 +719,11 @@ class Receipt(BaseModel):
     )
     web: WebEvidence | None = Field(
         None, description="Web pages and attached files the run read (None: the archive alone)."
+    )
+    teaching: Teaching | None = Field(
+        None,
+        description="An explanation run's lesson of the answer above it, as reviewed "
+        "(None: an answer's own receipt).",
     )
     integrity: Integrity | None = None
 

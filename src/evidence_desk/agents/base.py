@@ -1,4 +1,4 @@
-"""The three agent roles as interfaces: planner, answerer, auditor.
+"""The agent roles as interfaces: planner, answerer, auditor, and the teacher.
 
 Every role is a Pydantic AI agent with a typed output (`roles.py`); the model behind it is
 the offline engine or a provider's (`providers.py`). Agents advise: a plan, a draft and
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Literal, Protocol, TypeVar
 
-from ..types import ClaimAudit, Draft, Plan, Source, TimeWindow
+from ..types import Claim, ClaimAudit, Draft, Lesson, Plan, Source, TimeWindow
 
 T = TypeVar("T")
 
@@ -246,3 +246,19 @@ class Auditor(Protocol):
         sources: Sequence[Source],
         budget: RunBudget,
     ) -> Advice[list[ClaimAudit]]: ...
+
+
+class Teacher(Protocol):
+    """Proposes a lesson of a published answer: blocks citing `[S#]` and typed relations,
+    from the answer's kept claims and its retained sources alone. Advice only: the teaching
+    review decides what a reader sees (`runs/teach.py`)."""
+
+    engine_id: str
+
+    def teach(
+        self,
+        question: str,
+        claims: Sequence[Claim],
+        sources: Sequence[Source],
+        budget: RunBudget,
+    ) -> Advice[Lesson]: ...

@@ -158,6 +158,19 @@ character (a sentence or a phrase). Judge only against the passages shown, not y
 knowledge. Be strict: when in doubt, do not say supported."""
 
 
+TEACHER_TASK = """\
+You are the teacher of Evidence Desk. Turn a published answer into a short lesson for a \
+reader, using only the passages of its sources shown. Blocks, in this order, one each: \
+key_idea (the main point), how (how it works, or what happened), example (an example the \
+passages give), not_said (terms a reader might expect that no passage mentions: name them in \
+`absent`, leave `text` empty), check (a `question` to check understanding, answered in \
+`text`). Every sentence of `text` cites its source as [S1] and may quote it in double quotes, \
+copied character for character; write only what the cited passages say. Relations: up to \
+eight (subject, relation, object) triples that a passage states, each naming its sources. \
+Give no coordinates, drawing, markup or code: the desk draws the diagram and checks every \
+sentence and relation against the passages."""
+
+
 def instructions(task: str, mode: str = "tool") -> str:
     """A role's system instructions: its task, then the hierarchy, ending on how the
     result is returned in output `mode`."""
@@ -168,6 +181,7 @@ PLANNER_INSTRUCTIONS = instructions(PLANNER_TASK)
 ANSWERER_INSTRUCTIONS = instructions(ANSWERER_TASK)
 CITING_ANSWERER_INSTRUCTIONS = instructions(CITING_ANSWERER_TASK, "citations")
 AUDITOR_INSTRUCTIONS = instructions(AUDITOR_TASK)
+TEACHER_INSTRUCTIONS = instructions(TEACHER_TASK)
 
 
 def neutralize(text: str) -> str:
@@ -266,6 +280,13 @@ def audit_prompt(question: str, claims: Sequence[ClaimToAudit], sources: Sequenc
     )
     return "\n".join(
         [question_block(question), f"<claims>\n{listed}\n</claims>", sources_block(sources)]
+    )
+
+
+def teach_prompt(question: str, answer: str, sources: Sequence[Source]) -> str:
+    """The teacher's request: the question, the published answer and its sources."""
+    return "\n".join(
+        [question_block(question), f"<answer>{neutralize(answer)}</answer>", sources_block(sources)]
     )
 
 

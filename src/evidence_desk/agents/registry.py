@@ -40,9 +40,9 @@ from .providers import (
     parse_engine,
     require_key,
 )
-from .roles import AgentAnswerer, AgentAuditor, AgentPlanner
+from .roles import AgentAnswerer, AgentAuditor, AgentPlanner, AgentTeacher
 
-ROLES = ("planner", "answerer", "auditor")
+ROLES = ("planner", "answerer", "auditor", "teacher")
 # Per embedder, one engine per answerer reach (`relative_date_reach_days`).
 _engines: weakref.WeakKeyDictionary[object, dict[int, OfflineEngine]] = weakref.WeakKeyDictionary()
 _caches: weakref.WeakKeyDictionary[object, CachedEmbedder] = weakref.WeakKeyDictionary()
@@ -65,6 +65,7 @@ class Agents:
     planner: AgentPlanner
     answerer: AgentAnswerer | CitingAnswerer
     auditor: AgentAuditor
+    teacher: AgentTeacher
 
 
 def role_specs(settings: Settings) -> dict[str, EngineSpec]:
@@ -115,7 +116,7 @@ def offline_engine(
 
 
 def resolve(settings: Settings, embedder: Embedder) -> Agents:
-    """The three roles for `settings`. Raises `ValueError` subclasses with one sentence."""
+    """The four roles for `settings`. Raises `ValueError` subclasses with one sentence."""
     specs = role_specs(settings)
     key = settings.api_key.get_secret_value() if settings.api_key else None
     for role, spec in specs.items():
@@ -153,6 +154,9 @@ def resolve(settings: Settings, embedder: Embedder) -> Agents:
         answerer=answerer,
         auditor=AgentAuditor(
             specs["auditor"].id, models["auditor"], policy, prices, **how("auditor")
+        ),
+        teacher=AgentTeacher(
+            specs["teacher"].id, models["teacher"], policy, prices, **how("teacher")
         ),
     )
 

@@ -1,4 +1,5 @@
-"""The planner, answerer and auditor: one Pydantic AI agent each, whatever model runs it.
+"""The planner, answerer, auditor and teacher: one Pydantic AI agent each, whatever model
+runs it.
 
 A role builds its prompt (`prompts.py`), runs its agent through a `ModelCaller` (retries,
 budget, usage), and converts the typed output into the desk's own types (`outputs.py`).
@@ -33,11 +34,18 @@ from pydantic_ai import Agent, NativeOutput, PromptedOutput, ToolOutput
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings, ThinkingLevel
 
-from ..types import ClaimAudit, Draft, Plan, Source
+from ..types import Claim, ClaimAudit, Draft, Lesson, Plan, Source
 from . import prompts
 from .base import Advice, ArchiveProfile, ClaimToAudit, RunBudget
 from .calls import CallPolicy, ModelCaller
-from .offline.model import AnswerRequest, AuditRequest, PlanRequest, structured_request
+from .lessonout import LessonOut, to_lesson
+from .offline.model import (
+    AnswerRequest,
+    AuditRequest,
+    PlanRequest,
+    TeachRequest,
+    structured_request,
+)
 from .offline.planner import OfflinePlanner
 from .outputs import AnswerOut, AuditOut, PlanOut, anchor_plan, to_audits, to_draft, to_plan
 from .prices import PriceTable
@@ -228,3 +236,26 @@ class AgentAuditor(_Role[AuditOut]):
         with structured_request(AuditRequest(question, claims, sources)):
             out, usage = self._call.call(prompt, budget)
         return Advice(to_audits(out, claims, sources), usage)
+
+
+class AgentTeacher(_Role[LessonOut]):
+    """The teacher role: a lesson of a published answer (`lessonout.to_lesson`), advice
+    that the teaching review judges block by block and relation by relation."""
+
+    role = "teacher"
+    tool = "submit_lesson"
+    task = prompts.TEACHER_TASK
+    output = LessonOut
+
+    def teach(
+        self,
+        question: str,
+        claims: Sequence[Claim],
+        sources: Sequence[Source],
+        budget: RunBudget,
+    ) -> Advice[Lesson]:
+        answer = " ".join(c.text for c in claims if c.kept)
+        prompt = prompts.teach_prompt(question, answer, sources)
+        with structured_request(TeachRequest(question, tuple(claims), sources)):
+            out, usage = self._call.call(prompt, budget)
+        return Advice(to_lesson(out, sources), usage)

@@ -6,7 +6,8 @@ evaluation report); progress and messages go to stderr. A user error is one sent
 stderr and exit status 1 (`common.py`).
 
 One module per command group: `archive.py` (ingest, status, reembed), `asking.py` (ask,
-check, eval), `runs.py`, `sources.py` (fetch, sources), `receipts.py`, `doctor.py` and
+check, eval), `explaining.py` (explain), `runs.py`, `sources.py` (fetch, sources),
+`receipts.py`, `doctor.py` and
 `serving.py` (serve, users). Like `server/`, it imports the application from
 `evidence_desk.desk`'s face alone.
 """
@@ -19,7 +20,7 @@ import click
 
 from ..desk import Desk
 from ..settings import Settings
-from . import archive, asking, doctor, receipts, runs, serving, sources
+from . import archive, asking, doctor, explaining, receipts, runs, serving, sources
 from .common import DeskGroup
 
 
@@ -46,6 +47,7 @@ for command in (
     asking.ask,
     asking.check,
     asking.eval_,
+    explaining.explain,
     runs.runs,
     sources.fetch_cmd,
     sources.sources,

@@ -385,6 +385,12 @@ class Desk:
         """Continue a stored run from the stage it was in (its worker died or was stopped)."""
         return self._runs.resume(run_id, on_event=on_event)
 
+    def explain(self, run_id: str, *, on_event: OnEvent | None = None) -> AskResult:
+        """The lesson of the published answer `run_id` (`runs/teach.py`): its saved lesson
+        as it is, else an explanation run of its own, stored as it goes and taken to its end;
+        the result is the lesson's receipt (the answer's, with its `teaching` section)."""
+        return self._runs.explain(run_id, on_event=on_event)
+
     def cancel(self, run_id: str) -> StoredRun:
         """Stop a running run before its next stage; a finished run is left as it is."""
         return self._runs.cancel(run_id)

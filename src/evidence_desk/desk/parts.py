@@ -25,12 +25,13 @@ from ..runs.pipeline import Pipeline
 from ..runs.publish import Publisher
 from ..runs.selection import SelectionBounds
 from ..runs.stages import STAGE_FUNCTIONS
+from ..runs.teach import TeachingParts
 from ..settings import Settings
 from ..store.protocol import Store
 from ..store.runs import RunRecords
 from ..store.sqlite import ArchiveStore
 from ..trust.signing import load_or_create_key
-from ..types import GatePolicy
+from ..types import GatePolicy, Receipt
 from .archive import DeskArchive
 from .embedding import DeskEmbedding
 from .web import DeskWeb
@@ -133,7 +134,13 @@ class Parts:
             config,
             clock=self.clock,
             web=self.web.parts(),
+            teaching=TeachingParts(agents.teacher, self.answer_receipt),
         )
+
+    def answer_receipt(self, run_id: str) -> Receipt | None:
+        """The sealed receipt of run `run_id`, parsed; None when it has none."""
+        stored = self.store.get_receipt(run_id)
+        return None if stored is None else Receipt.model_validate_json(stored.json)
 
     @cached_property
     def web(self) -> DeskWeb:

@@ -19,9 +19,12 @@ from ..runs.loop import OnEvent, is_dead, quiet
 from ..runs.records import DISPLAY_STATES, RunSummary, run_json, summarize
 from ..store.rows import RunOwner
 from ..store.runs import LeaseLost, RunNotFound, StoredEvent, StoredRun
+from ..types import Decision
 from .archive import PREPARING_KEY
 from .parts import Parts
 from .preparing import unfinished
+
+PUBLISHED = (Decision.AUTO_CLEARED, Decision.PUBLISHED_AFTER_PRUNING)
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,41 @@ class Runs:
         except LeaseLost as exc:
             raise DeskError(f"{exc} Resume it when that worker has stopped.") from None
         return self.result(run_id)
+
+    # ------------------------------------------------------------------ explanations
+
+    def explanation_of(self, answer_run_id: str) -> StoredRun | None:
+        """The answer's explanation run: its newest one that was not cancelled, or None."""
+        runs = self.parts.run_records.explanations(answer_run_id)
+        return next((r for r in reversed(runs) if r.status != "cancelled"), None)
+
+    def open_explanation(self, run_id: str, *, owned_by: RunOwner | None = None) -> str:
+        """The id of the answer's explanation run: its saved one, or a new one opened now,
+        queued (`execute` or `explain` runs it). Only a published answer is explained."""
+        found = self.explanation_of(run_id)
+        if found is not None:
+            return found.run_id
+        answer = self.get(run_id)
+        if answer.opening.get("explains"):
+            raise DeskError(f"Run {run_id} is an explanation itself: explain its answer instead.")
+        receipt = self.parts.answer_receipt(run_id)
+        if receipt is None or receipt.decision not in PUBLISHED:
+            raise DeskError(
+                f"Run {run_id} has no published answer: only a published answer is explained."
+            )
+        p = self.parts
+        state = p.pipeline.explaining(run_id, receipt.question)
+        p.executor.open(state, owned_by=owned_by)
+        return state.run_id
+
+    def explain(self, run_id: str, *, on_event: OnEvent | None = None) -> AskResult:
+        """The lesson receipt of the published answer `run_id`: a saved one as it is (no
+        model is asked again), else its explanation run taken to its end (`runs/teach.py`)."""
+        explanation = self.open_explanation(run_id)
+        run = self.get(explanation)
+        if run.status in ("running", "queued"):
+            self.resume(explanation, on_event=on_event)
+        return self.result(explanation)
 
     def cancel(self, run_id: str) -> StoredRun:
         """Stop a running run before its next stage; a finished run is left as it is."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import judgment
 from ..agents.base import Answerer, ArchiveProfile, Auditor, ModelUsage, Planner, RunBudget
@@ -22,6 +22,9 @@ from ..types import Document, EngineIds, GatePolicy, Hit, Source, TimeWindow
 from .effects import WebParts
 from .selection import SelectionBounds
 from .state import RunState
+
+if TYPE_CHECKING:
+    from .teach import TeachingParts
 
 
 class ArchiveAccess(Protocol):
@@ -68,6 +71,7 @@ class Deps:
     texts: dict[tuple[str, str], str] = field(default_factory=dict)
     clock: Clock = system_clock
     web: WebParts | None = None
+    teaching: TeachingParts | None = None
 
     @property
     def engine(self) -> EngineIds:

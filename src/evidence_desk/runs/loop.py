@@ -36,7 +36,7 @@ from .stages import STAGE_FUNCTIONS, run_stage
 from .state import RunState
 
 OnEvent = Callable[[str, str, RunState], None]
-OPENING_FIELDS = {"run_id", "created_at", "question", "mode", "attachments", "thread"}
+OPENING_FIELDS = {"run_id", "created_at", "question", "mode", "attachments", "thread", "explains"}
 
 
 def quiet(kind: str, stage: str, state: RunState) -> None:
@@ -161,7 +161,7 @@ class StoredExecutor:
         """Store a new run, queued and leased to this worker, with whose it is (`owned_by`)
         in the same transaction. `resume` then runs it (the web app opens in the request,
         runs in a pool)."""
-        opening = state.model_dump(mode="json", include=OPENING_FIELDS)
+        opening = state.model_dump(mode="json", include={*OPENING_FIELDS, "next_stage"})
         self.runs.open(opening, self.owner, self.lease_seconds, owned_by=owned_by)
 
     def start(

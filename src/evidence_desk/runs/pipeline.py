@@ -21,6 +21,7 @@ from .effects import WebParts
 from .loop import drive
 from .stages import fallback_plan, receipt_of
 from .state import Mode, RunState
+from .teach import TeachingParts
 
 
 def new_run_id(now: datetime) -> str:
@@ -50,11 +51,13 @@ class Pipeline:
         *,
         clock: Clock = system_clock,
         web: WebParts | None = None,
+        teaching: TeachingParts | None = None,
     ) -> None:
         """`clock`: what each run's id, created time and stage starts are read from; `web`:
         what runs reach beyond the archive with (None: the archive alone)."""
         self.archive = archive
         self.web = web
+        self.teaching = teaching
         self.clock = clock
         self.planner = planner
         self.answerer = answerer
@@ -82,6 +85,7 @@ class Pipeline:
             budget or self.budget(),
             clock=self.clock,
             web=self.web,
+            teaching=self.teaching,
         )
 
     def opening(
@@ -100,6 +104,11 @@ class Pipeline:
         return RunState.opening(
             new_run_id(now), iso_us(now), question, kind, attachments, thread=thread
         )
+
+    def explaining(self, answer_run_id: str, question: str) -> RunState:
+        """A new explanation run of the published answer `answer_run_id` (`teach.py`)."""
+        now = self.clock()
+        return RunState.explaining(new_run_id(now), iso_us(now), question, answer_run_id)
 
     def gather(self, question: str, *, mode: str = "quick") -> Gathered:
         """The stages before any agent writes: plan, retrieve, select, coverage."""

@@ -24,6 +24,7 @@ from ..types import Receipt
 from .deps import Deps, Step
 from .stages import receipt_of
 from .state import RunState
+from .teach import answer_of, lesson_receipt
 
 
 class ReceiptChain(Protocol):
@@ -83,7 +84,9 @@ class Publisher:
     def stage(self, state: RunState, deps: Deps) -> Step:
         """The publish stage function."""
         stored = self.chain.get_receipt(state.run_id)
-        if stored is None:
+        if stored is None and state.explains is not None:
+            stored = self._append(lesson_receipt(state, answer_of(state, deps)))
+        elif stored is None:
             stored = self._append(receipt_of(state, deps.engine, deps.config.policy))
         if self.on_appended is not None:
             self.on_appended(state.run_id)

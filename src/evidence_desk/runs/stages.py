@@ -52,6 +52,7 @@ from .numbering import in_reading_order
 from .retrieve import retrieve_sides
 from .selection import SelectionBounds, kept_hits, select_sources
 from .state import CheckedRecord, RunState
+from .teach import teach_stage, teaching_review_stage
 from .web import discover_stage, read_stage
 
 # --------------------------------------------------------------------------- the stages
@@ -275,6 +276,8 @@ STAGE_FUNCTIONS: dict[str, StageFunction] = {
     "verify": verify_stage,
     "audit": audit_stage,
     "gate": gate_stage,
+    "teach": teach_stage,
+    "teaching_review": teaching_review_stage,
 }
 
 

@@ -31,6 +31,7 @@ from ..types import (
     Frozen,
     GateOutcome,
     Hit,
+    Lesson,
     Plan,
     Quote,
     Search,
@@ -38,6 +39,7 @@ from ..types import (
     Source,
     StageFailure,
     StageRecord,
+    Teaching,
     WebEvidence,
 )
 
@@ -60,12 +62,19 @@ STAGES: tuple[str, ...] = (
     "verify",
     "audit",
     "gate",
+    "teach",
+    "teaching_review",
     "publish",
 )
+# The stages of an explanation run (`teach.py`): a run of its own, opened on a published
+# answer, that reads the answer's receipt and nothing else.
+EXPLAIN_STAGES: tuple[str, ...] = ("teach", "teaching_review", "publish")
 
 # The stages of a run that reads its archive alone (no search provider, nothing attached).
 WEB_STAGES = ("discover", "read")
-ARCHIVE_STAGES: tuple[str, ...] = tuple(s for s in STAGES if s not in WEB_STAGES)
+ARCHIVE_STAGES: tuple[str, ...] = tuple(
+    s for s in STAGES if s not in WEB_STAGES and s not in EXPLAIN_STAGES[:-1]
+)
 
 # The fields each stage sets. Stored per stage; `resumed` lays them over the opening.
 STAGE_OUTPUTS: dict[str, tuple[str, ...]] = {
@@ -79,6 +88,8 @@ STAGE_OUTPUTS: dict[str, tuple[str, ...]] = {
     "verify": ("checked",),
     "audit": ("audits", "failure"),
     "gate": ("claims", "outcome"),
+    "teach": ("lesson", "lesson_failure"),
+    "teaching_review": ("teaching",),
     "publish": ("receipt_sha256",),
 }
 
@@ -124,6 +135,11 @@ class RunState(Frozen):
         description="The earlier questions of the conversation the run was asked in, oldest "
         f"first, at most {MAX_THREAD}: what the planner resolves a follow-up against.",
     )
+    explains: str | None = Field(
+        None,
+        description="An explanation run: the id of the published answer it explains (its "
+        "stages are `EXPLAIN_STAGES`, on that answer's receipt alone).",
+    )
     next_stage: str | None = "plan"
     plan: Plan | None = None
     hits: tuple[tuple[Hit, ...], ...] | None = Field(
@@ -155,6 +171,9 @@ class RunState(Frozen):
     claims: tuple[Claim, ...] | None = None
     outcome: GateOutcome | None = None
     failure: StageFailure | None = None
+    lesson: Lesson | None = Field(None, description="The teach stage's proposed lesson.")
+    lesson_failure: str | None = Field(None, description="Why the teacher gave no lesson.")
+    teaching: Teaching | None = Field(None, description="The teaching review's lesson.")
     stages: tuple[StageRecord, ...] = ()
     receipt_sha256: str | None = None
 
@@ -182,6 +201,19 @@ class RunState(Frozen):
             mode=mode,
             attachments=tuple(attachments),
             thread=earlier[-MAX_THREAD:],
+        )
+
+    @classmethod
+    def explaining(
+        cls, run_id: str, created_at: str, question: str, answer_run_id: str
+    ) -> RunState:
+        """A new explanation run of the published answer `answer_run_id` (its `question`)."""
+        return cls(
+            run_id=run_id,
+            created_at=created_at,
+            question=question,
+            explains=answer_run_id,
+            next_stage=EXPLAIN_STAGES[0],
         )
 
     @classmethod

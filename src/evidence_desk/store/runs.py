@@ -154,9 +154,10 @@ def open_run(
     worker: str,
     lease_seconds: float,
 ) -> None:
-    """Insert a new run, queued and leased to `worker`, and its `run_opened` event."""
+    """Insert a new run, queued and leased to `worker`, and its `run_opened` event; its first
+    stage is the opening's `next_stage` (`plan` when it names none)."""
     db.execute(
-        f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'queued', 'plan', NULL, "
+        f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'queued', ?, NULL, "
         "NULL, ?, ?, ?)",
         (
             opening["run_id"],
@@ -164,6 +165,7 @@ def open_run(
             iso_seconds(now),
             opening["question"],
             opening["mode"],
+            str(opening.get("next_stage") or "plan"),
             worker,
             lease_until(now, lease_seconds),
             _dumps(dict(opening)),
@@ -392,6 +394,16 @@ def list_runs(
     return [_run(r) for r in rows]
 
 
+def explanations(db: sqlite3.Connection, answer_run_id: str) -> list[StoredRun]:
+    """The explanation runs opened on one answer, oldest first."""
+    rows = db.execute(
+        f"SELECT {_RUN_COLUMNS} FROM runs WHERE json_extract(opening, '$.explains') = ? "
+        "ORDER BY created_at, run_id",
+        (answer_run_id,),
+    )
+    return [_run(r) for r in rows]
+
+
 def events_after(db: sqlite3.Connection, run_id: str, after: int = 0) -> list[StoredEvent]:
     rows = db.execute(
         "SELECT seq, run_id, at, kind, stage, data FROM run_events "
@@ -498,6 +510,11 @@ class RunRecords:
     def get(self, run_id: str) -> StoredRun:
         with self._read() as db:
             return get_run(db, run_id)
+
+    def explanations(self, answer_run_id: str) -> list[StoredRun]:
+        """The explanation runs of the answer `answer_run_id`, oldest first."""
+        with self._read() as db:
+            return explanations(db, answer_run_id)
 
     def load(self, run_id: str) -> tuple[StoredRun, list[StoredStage]]:
         """The run row and its finished stages, from one snapshot."""

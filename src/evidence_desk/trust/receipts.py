@@ -18,7 +18,9 @@ Verifying (`verify_receipt`) reports every problem it finds, each as one sentenc
   recorded SHA-256, and each quote marked verbatim is at its recorded offsets in its source
   document's text (compared under the white-space rule of `text.py`);
 * decision: the recorded decision, kept flags and published answer follow from the recorded
-  claims, coverage and policy, and the claims from the recorded draft (`consistency.py`).
+  claims, coverage and policy, and the claims from the recorded draft (`consistency.py`);
+* teaching, in an explanation's receipt: the lesson's hash matches its reviewed blocks and
+  relations, and every review decision and the lesson's own follow from them (`teaching.py`).
 
 `chain_problems` checks that each receipt links to the hash of the one before it.
 """
@@ -46,6 +48,7 @@ from .signing import (
     sign_hash,
     signature_valid,
 )
+from .teaching import teaching_problems
 from .text import matches_at
 
 _UNSIGNED_FIELDS = ("canonical_sha256", "signature")
@@ -177,6 +180,7 @@ def verify_receipt(
     if documents is not None:
         problems.extend(_evidence_problems(model, documents))
     problems.extend(consistency_problems(model))
+    problems.extend(teaching_problems(model))
     return VerifyReport(problems)
 
 

@@ -266,7 +266,7 @@ def frame(source: Source, full: bool = False, dated: bool = True) -> str:
     return title
 
 
-def _accepted(text: str, evidence: dict[str, EvidenceSource]) -> bool:
+def gate_accepts(text: str, evidence: dict[str, EvidenceSource]) -> bool:
     """Whether the gate's deterministic checks pass a claim, the auditor aside. A source
     that addresses a model is not avoided here: the gate holds such an answer so that an
     editor sees the injection, rather than the answerer quietly writing around it."""
@@ -342,7 +342,7 @@ class _Writer:
     def claim(self, c: _Candidate, again: bool = False) -> str | None:
         """The first form the gate's checks pass, or None."""
         forms = self.forms(c, again) + (self.forms(c, False) if again else [])
-        return next((f for f in forms if _accepted(f, self.evidence)), None)
+        return next((f for f in forms if gate_accepts(f, self.evidence)), None)
 
     def spoke_of(self, picks: Sequence[_Candidate], terms: list[str], others: list[str]) -> str:
         """`In 1963, Kennedy spoke of "tax reduction and tax reform" [S1].`: the first pick's
@@ -356,7 +356,7 @@ class _Writer:
                 continue
             frame = lead(source, who, dating(source, phrase), False, verb="spoke of")
             text = f'{frame} "{phrase}" [{source.id}].'
-            if _accepted(text, self.evidence):
+            if gate_accepts(text, self.evidence):
                 return text
         return ""
 

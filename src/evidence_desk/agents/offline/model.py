@@ -25,12 +25,14 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from ...retrieval.embedder import Embedder
-from ...types import Plan, Source
+from ...types import Claim, Plan, Source
 from ..base import ArchiveProfile, ClaimToAudit
+from ..lessonout import lesson_output
 from ..outputs import answer_output, audit_output, plan_output
 from .answerer import RELATIVE_DATE_REACH_DAYS, OfflineAnswerer
 from .auditor import OfflineAuditor
 from .planner import OfflinePlanner
+from .teacher import OfflineTeacher
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,14 @@ class AuditRequest:
     sources: Sequence[Source]
 
 
-Request = PlanRequest | AnswerRequest | AuditRequest
+@dataclass(frozen=True)
+class TeachRequest:
+    question: str
+    claims: Sequence[Claim]
+    sources: Sequence[Source]
+
+
+Request = PlanRequest | AnswerRequest | AuditRequest | TeachRequest
 _REQUEST: ContextVar[Request | None] = ContextVar("evidence_desk_offline_request", default=None)
 
 
@@ -69,7 +78,8 @@ def structured_request(request: Request) -> Iterator[None]:
 
 
 class OfflineEngine:
-    """The rule-based planner, extractive answerer and calibrated auditor behind one model."""
+    """The rule-based planner, extractive answerer, calibrated auditor and offline teacher
+    behind one model."""
 
     def __init__(
         self, embedder: Embedder, relative_date_reach_days: int = RELATIVE_DATE_REACH_DAYS
@@ -77,6 +87,7 @@ class OfflineEngine:
         self.planner = OfflinePlanner()
         self.answerer = OfflineAnswerer(embedder, relative_date_reach_days=relative_date_reach_days)
         self.auditor = OfflineAuditor(embedder)
+        self.teacher = OfflineTeacher()
 
     def respond(self, request: Request) -> BaseModel:
         """The typed output for `request`, as a model would fill it."""
@@ -86,6 +97,9 @@ class OfflineEngine:
         if isinstance(request, AnswerRequest):
             draft = self.answerer.answer(request.question, request.plan, request.sources)
             return answer_output(draft)
+        if isinstance(request, TeachRequest):
+            lesson = self.teacher.teach(request.question, request.claims, request.sources)
+            return lesson_output(lesson)
         audits = self.auditor.audit(request.question, request.claims, request.sources)
         return audit_output(audits)
 

@@ -628,6 +628,12 @@ class Relation(Frozen):
     relation: RelationKind
     object: str = Field(min_length=1, max_length=160)
     citations: tuple[str, ...] = Field(min_length=1, max_length=4)
+    verb: str = Field(
+        "",
+        max_length=40,
+        description="The passage's own words for the relation (`enacted` for created); one "
+        "of the forms code accepts for its kind. Empty: the kind's own verb.",
+    )
 
 
 class Lesson(Frozen):

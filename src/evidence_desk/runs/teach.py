@@ -38,6 +38,7 @@ from ..trust.teaching import (
     not_said_sentence,
     question_problems,
     relation_decision,
+    relation_problems,
     relation_sentence,
 )
 from ..types import (
@@ -227,14 +228,16 @@ def _relation_review(
             relation=relation, sentence=sentence, decision="unreviewed", reason=failure
         )
     claim = judged.claims[0] if judged.claims else None
-    kept = relation_decision(judged.gate)
+    kept = relation_decision(relation, judged.gate)
     return RelationReview(
         relation=relation,
         sentence=sentence,
         claim=claim,
         gate=judged.gate,
         decision="kept" if kept else "dropped",
-        reason=_reason(judged, ()) if claim is not None else "Dropped: no sentence to check.",
+        reason=_reason(judged, relation_problems(relation))
+        if claim is not None
+        else "Dropped: no sentence to check.",
     )
 
 

@@ -7,8 +7,9 @@ decides them is written here, in code, for the run that reviews (`runs/teach.py`
 
 * a block of sentences, and a relation (as `relation_sentence`), is judged as an answer
   is: the grounding contract and the gate (`gate.decide_claims`). A block is kept when the
-  gate would publish it, with its pruned text; a relation only when every check passed and
-  the gate clears it whole (`AUTO_CLEARED`);
+  gate would publish it, with its pruned text; a relation only when every check passed, the
+  gate clears it whole (`AUTO_CLEARED`) and its verb is a form of its kind
+  (`RELATION_FORMS`: `enacted` may say `created`, never `caused`);
 * a `not_said` block is kept when none of its `absent` terms is in a retained passage
   (`absent_problems`); its sentence is written here (`not_said_sentence`), never by the
   teacher;
@@ -44,19 +45,21 @@ from .canonical import canonical_json, sha256_hex
 from .consistency import consistency_problems
 from .gate import PUBLISHING, decide_claims
 
-# How a relation reads as a sentence; the teacher picks the kind, code writes the words.
-RELATION_VERBS: dict[str, str] = {
-    "proposed": "proposed",
-    "caused": "caused",
-    "preceded": "preceded",
-    "part of": "is part of",
-    "contrasts with": "contrasts with",
-    "supported": "supported",
-    "opposed": "opposed",
-    "created": "created",
-    "ended": "ended",
-    "called for": "called for",
+# The words a relation of each kind may be written with, its own verb first: the teacher
+# picks the kind and, from these, the passage's words; code writes the sentence.
+RELATION_FORMS: dict[str, tuple[str, ...]] = {
+    "proposed": ("proposed", "propose", "proposes", "recommended", "recommend", "recommends"),
+    "caused": ("caused", "causes", "led to", "leads to", "brought about", "resulted in"),
+    "preceded": ("preceded", "precedes", "came before"),
+    "part of": ("is part of", "are part of", "was part of", "were part of", "is a part of"),
+    "contrasts with": ("contrasts with", "contrast with", "differs from", "differ from"),
+    "supported": ("supported", "supports", "support", "backed", "endorsed", "favored"),
+    "opposed": ("opposed", "opposes", "oppose", "rejected", "rejects", "resisted"),
+    "created": ("created", "creates", "established", "establishes", "founded", "enacted"),
+    "ended": ("ended", "ends", "abolished", "abolishes", "repealed", "repeals"),
+    "called for": ("called for", "calls for", "call for", "urged", "urges", "urge"),
 }
+RELATION_VERBS: dict[str, str] = {kind: forms[0] for kind, forms in RELATION_FORMS.items()}
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*|[0-9][0-9,.]*")
 # Words a question may use that need no evidence: what asks, and the glue around it.
@@ -71,12 +74,26 @@ QUESTION_WORDS = frozenset(
 MAX_QUESTION_WORDS = 30
 
 
+def relation_verb(relation: Relation) -> str:
+    """The relation's verb as written: its own words when they are a form of its kind."""
+    verb = " ".join(relation.verb.lower().split())
+    return verb if verb in RELATION_FORMS[relation.relation] else RELATION_VERBS[relation.relation]
+
+
+def relation_problems(relation: Relation) -> list[str]:
+    """Why a relation cannot stand as typed: its verb is not a form of its kind."""
+    verb = " ".join(relation.verb.lower().split())
+    if verb and verb not in RELATION_FORMS[relation.relation]:
+        return [f'"{verb}" does not say "{relation.relation}"']
+    return []
+
+
 def relation_sentence(relation: Relation) -> str:
     """The sentence a relation is judged as: `Roosevelt proposed a lend-lease program [S1].`"""
     marks = "".join(f"[{c}]" for c in relation.citations)
     subject = " ".join(relation.subject.split())
     obj = " ".join(relation.object.split()).rstrip(".")
-    return f"{subject} {RELATION_VERBS[relation.relation]} {obj} {marks}."
+    return f"{subject} {relation_verb(relation)} {obj} {marks}."
 
 
 def not_said_sentence(absent: Sequence[str]) -> str:
@@ -173,9 +190,10 @@ def block_decision(gate: Decision | None, problems: Sequence[str]) -> bool:
     return gate in PUBLISHING and not problems
 
 
-def relation_decision(gate: Decision | None) -> bool:
-    """Whether a judged relation is kept: the gate clears its one sentence whole."""
-    return gate == Decision.AUTO_CLEARED
+def relation_decision(relation: Relation, gate: Decision | None) -> bool:
+    """Whether a judged relation is kept: its verb says its kind, and the gate clears its
+    one sentence whole."""
+    return gate == Decision.AUTO_CLEARED and not relation_problems(relation)
 
 
 # --------------------------------------------------------------------------- verifying
@@ -234,7 +252,7 @@ def _relation_problems(receipt: Receipt, review: RelationReview) -> list[str]:
         return [f"{where}'s sentence is not the one its relation gives."]
     claims = (review.claim,) if review.claim is not None else ()
     problems = _judged_problems(receipt, where, review.sentence, claims, review.gate)
-    if (review.decision == "kept") != relation_decision(review.gate):
+    if (review.decision == "kept") != relation_decision(review.relation, review.gate):
         problems.append(f"{where}'s decision does not follow from its checks.")
     return problems
 

@@ -24,18 +24,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import cast
 
 from ...textutil import sentence_spans
 from ...trust.checks import EvidenceSource
 from ...trust.claims import strip_markers
-from ...trust.teaching import RELATION_VERBS, question_problems
+from ...trust.teaching import RELATION_FORMS, question_problems
 from ...types import Claim, Lesson, LessonBlock, Relation, RelationKind, Source
 from .answerer import gate_accepts
 from .compose import Voice, clean, quoted, voice
 
 MAX_RELATIONS = 8
-_EXAMPLE = re.compile(
-    r"\b(?:for example|for instance|such as|including|in particular)\b|\b\d[\d,.]*\b", re.I
+# What gives an example, strongest first: words that say so, then a figure.
+_EXAMPLES = (
+    re.compile(r"\b(?:for example|for instance|such as|in particular)\b", re.I),
+    re.compile(r"\b\d[\d,.]*\b(?!\s*(?:years?|days?|months?)\b)"),
 )
 # What a reader asks next, in the words a passage would use for it.
 NEXT_QUESTIONS = ("cost", "opposition", "vote", "result", "critics", "deadline")
@@ -48,13 +51,25 @@ _NAME = r"(?:[A-Z][\w'.-]*(?:\s+(?:of|the|and|for)\s+[A-Z][\w'.-]*|\s+[A-Z][\w'.
 _OBJECT = r"((?:the\s+|a\s+|an\s+|our\s+)?[\w'-]+(?:\s+(?!and\b|but\b|which\b|that\b)[\w'-]+){0,6})"
 
 
-def _relation_patterns() -> list[tuple[RelationKind, re.Pattern[str]]]:
-    kinds: list[RelationKind] = ["proposed", "caused", "preceded", "supported", "opposed"]
-    kinds += ["created", "ended", "called for", "part of"]
-    return [
-        (k, re.compile(rf"(?<![\w])(?:[Tt]he\s+)?({_NAME})\s+{RELATION_VERBS[k]}\s+{_OBJECT}"))
-        for k in kinds
-    ]
+# Capitalised words that open a sentence or stand for the speaker, never a named thing.
+_NOT_NAMES = frozenset(
+    """the this that these those it its we our i he she they their there here his her you
+    your a an in on at for and but if when while as so yet all each every some no such""".split()
+)
+
+
+def _relation_patterns() -> list[tuple[RelationKind, str, re.Pattern[str]]]:
+    """(kind, verb, pattern) for every form of every kind but `contrasts with` (a contrast
+    between two named things is the writer's reading, not a sentence's words)."""
+    out: list[tuple[RelationKind, str, re.Pattern[str]]] = []
+    for kind, forms in RELATION_FORMS.items():
+        if kind == "contrasts with":
+            continue
+        for verb in forms:
+            words = r"\s+".join(re.escape(w) for w in verb.split())
+            pattern = re.compile(rf"(?<![\w])(?:[Tt]he\s+)?({_NAME})\s+{words}\s+{_OBJECT}")
+            out.append((cast(RelationKind, kind), verb, pattern))
+    return out
 
 
 _PATTERNS = _relation_patterns()
@@ -138,21 +153,24 @@ class _Writer:
 
     def example(self, kept: Sequence[Claim]) -> str:
         """A sentence of a cited passage that gives an example, quoted."""
-        cited = dict.fromkeys(c for claim in kept for c in claim.citations)
-        for sid in cited:
-            source = self.by_id.get(sid)
-            for s in self._sentences(source) if source else []:
-                if _EXAMPLE.search(s) and any(s not in u and u not in s for u in self.used):
-                    text = self._quote(source, s) if source else None
-                    if text:
-                        return text
+        cited = [self.by_id[c] for c in dict.fromkeys(c for k in kept for c in k.citations)]
+        for marker in _EXAMPLES:
+            for source in (s for s in cited if s is not None):
+                for s in self._sentences(source):
+                    if marker.search(s) and not any(u in s or s in u for u in self.used):
+                        text = self._quote(source, s)
+                        if text:
+                            return text
         return ""
 
     def absent(self, question: str) -> tuple[str, ...]:
         """Up to two terms of the question, or of a reader's next questions, that no
         retained passage holds."""
         text = " ".join(p.text for s in self.sources for p in s.passages).lower()
-        held = set(_words(text))
+        meta = " ".join(
+            [*(s.title for s in self.sources), *(n for s in self.sources for n in s.names)]
+        )
+        held = set(_words(text)) | {w.lower() for w in _words(meta)}
         asked = [w.lower() for w in _words(question) if len(w) > 3]
         terms = [w for w in asked if w not in _QUESTION_STOP and w not in held]
         terms += [w for w in NEXT_QUESTIONS if w not in held and not re.search(rf"\b{w}", text)]
@@ -161,7 +179,7 @@ class _Writer:
     def check(self, question: str, kept: Sequence[Claim]) -> LessonBlock | None:
         """A question in the reader's own terms, answered by a kept sentence whose source
         names a speaker: `What did Roosevelt say in 1941 about freedom of speech?`"""
-        for claim in kept:
+        for claim in [*kept[1:], kept[0]]:
             source = self.by_id.get(claim.citations[0]) if claim.citations else None
             who = self._voice(source) if source else None
             if source is None or who is None or not claim.quotes:
@@ -174,16 +192,17 @@ class _Writer:
         return None
 
     def relations(self) -> list[Relation]:
-        """Relations that sentences of the passages spell out word for word."""
+        """Relations that sentences of the passages spell out word for word, between a named
+        subject and an object that names something."""
         found: list[Relation] = []
         seen: set[tuple[str, str, str]] = set()
         for source in self.sources:
             for s in self._sentences(source):
-                for kind, pattern in _PATTERNS:
+                for kind, verb, pattern in _PATTERNS:
                     for m in pattern.finditer(s):
                         subject, obj = m.group(1), m.group(2).rstrip(" ,;:.")
                         key = (subject.lower(), kind, obj.lower())
-                        if key in seen or len(found) == MAX_RELATIONS or len(obj.split()) < 2:
+                        if key in seen or len(found) == MAX_RELATIONS or not _named(subject, obj):
                             continue
                         seen.add(key)
                         relation = Relation(
@@ -192,9 +211,18 @@ class _Writer:
                             relation=kind,
                             object=obj,
                             citations=(source.id,),
+                            verb=verb,
                         )
                         found.append(relation)
         return found
+
+
+def _named(subject: str, obj: str) -> bool:
+    """Both ends name something: the subject is no pronoun or opening word, and the object
+    (two words or more) holds a capitalised word past its first."""
+    if subject.split()[0].lower() in _NOT_NAMES or len(obj.split()) < 2:
+        return False
+    return any(w[:1].isupper() and w.lower() not in _NOT_NAMES for w in obj.split()[1:])
 
 
 def _topic(question: str, quote: str) -> str:

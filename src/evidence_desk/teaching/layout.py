@@ -8,21 +8,22 @@ keep. This is a layered (Sugiyama-style) layout in five steps:
    case folded); the first spelling wins. Nodes are numbered in order of first appearance.
 2. Cycles: a depth-first search from each node in that order, following relations in input
    order, reverses every edge that closes a cycle (`LayoutEdge.reversed`). A relation from a
-   node to itself is drawn as a loop below it and never reversed.
+   node to itself goes down to its label below the node and back; it is never reversed.
 3. Layers: longest path from the sources; node layer L sits in rank 2L. Every relation gets a
    label item in an odd rank between its ends (the gap between two node rows), and a dummy
-   item in every other rank it crosses, so no line passes through a box.
+   item in every other rank it crosses.
 4. Order: barycenter sweeps (down, then up, `LayoutOptions.sweeps` times), ties broken by
    item number (input order); the order with the fewest crossings seen is kept.
 5. Coordinates: each rank is packed left to right with a gap, then every item is pulled
    towards the mean x of its neighbours by a least-squares fit that keeps order and gaps
-   (pool-adjacent-violators); y comes from the ranks' heights.
+   (pool-adjacent-violators); y comes from the ranks' heights. A line runs vertically through
+   each rank it crosses, at its item's x, and slants only in the empty gaps between ranks.
 
 Invariants: the output is a function of the input sequence alone. Everything iterated is a
 list or an insertion-ordered dict, never a set; every step after measuring text computes in
 integers and fractions, never floats, so no platform or Python version rounds differently.
-Boxes in one rank never overlap. An edge's points run from its subject's boundary to its
-object's.
+No two boxes (nodes and labels) overlap, and no line enters a box but its own label's. An
+edge's points run from its subject's boundary to its object's.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def label_key(label: str) -> str:
 
 
 def _check(edges: Sequence[DiagramEdge]) -> None:
+    """Refuses what cannot be drawn: no relation, an empty or repeated id, a blank part."""
     if not edges:
         raise ValueError(EMPTY_DIAGRAM)
     for number, edge in enumerate(edges):
@@ -386,18 +388,12 @@ def layout_diagram(edges: Sequence[DiagramEdge], options: LayoutOptions | None =
     )
     drawn = []
     for number, (edge, (subject, obj)) in enumerate(zip(edges, pairs, strict=True)):
-        label = items.label[number]
-        points = _route(items, number, ports, centre_x, bands)
-        if back[number]:
-            points.reverse()
+        label, points = items.label[number], _route(items, number, ports, centre_x, bands)
         box = (left[label], top[label], items.width[label], items.height[label])
-        relation = " ".join(edge.relation.split())
-        ends = (nodes[subject].id, nodes[obj].id)
+        ends, relation = (nodes[subject].id, nodes[obj].id), " ".join(edge.relation.split())
+        route = tuple(points[::-1] if back[number] else points)
         drawn.append(
-            LayoutEdge(
-                edge.id, *ends, relation, label_boxes[number][0], *box, tuple(points), back[number]
-            )
+            LayoutEdge(edge.id, *ends, relation, label_boxes[number][0], *box, route, back[number])
         )
-    right = max(left[i] + items.width[i] for i in range(len(items.rank)))
-    bottom = max(top[i] + items.height[i] for i in range(len(items.rank)))
-    return Layout(nodes, tuple(drawn), right + o.margin, bottom + o.margin)
+    right = max(x + width for x, width in zip(left, items.width, strict=True))
+    return Layout(nodes, tuple(drawn), right + o.margin, bands[-1][1] + o.margin)

@@ -9,8 +9,8 @@ elements and meet WCAG AA (text at least 4.5:1, lines and box borders at least 3
 
 Invariants: the output is a function of the arguments alone. Every number written is an
 integer from the layout (`layout.py`), elements come in the layout's order, and the ids of
-the title, description and arrowhead carry a short SHA-256 of the arguments, so two diagrams
-on one page never share an id and one diagram always gets the same ones.
+the title, description and arrowhead carry a short SHA-256 of the arguments (`diagram_id`):
+one diagram always gets the same ids, and two different diagrams on one page do not clash.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ FRAGMENT = re.compile(r"#[A-Za-z0-9_-]+")
 OPTIONS = LayoutOptions()
 
 _FONT = "Helvetica, Arial, sans-serif"
-_TEXT = "#111827"  # on the node fill 15.9:1, on white 17.7:1
+_TEXT = "#111827"  # on the node fill 16.2:1
 _NODE_FILL = "#f1f5f9"
 _NODE_STROKE = "#334155"  # on white 10.4:1
 _LINE = "#4b5563"  # on white 7.6:1

@@ -6,7 +6,8 @@ in a fresh home: first page served, sample ready), retrieval latency (digital.go
 size and 200,000 passages), warm `ask` latency, the cost of storing runs and resuming one
 after a kill, model calls and tokens of a Quick run with a scripted provider, the web app
 under load on loopback (published-answer reads, widget asks, the first stage event), both
-evaluation sets (beside the desk before and a BM25 baseline), 20 follow-ups with and without
+evaluation sets (beside the desk before and a BM25 baseline), their published answers explained
+(lessons, relations, hostile relations, determinism), 20 follow-ups with and without
 their conversation, both sets in Quick and in
 Deep mode, both executors on both sets, the coverage calibration on two archives, a
 static first-pass embedding against the model on both archives, the auditor on WiCE,
@@ -74,6 +75,7 @@ def main() -> int:
             homes += ["--digitalgov-home", str(dg)]
         failures += _run("followups", *homes) != 0
         failures += _run("evaluation", *homes) != 0
+        failures += _run("explain", *homes) != 0
         failures += _run("deep", *homes) != 0
         failures += _run("executors", *homes) != 0
         failures += _run("calibrate_coverage", *homes) != 0

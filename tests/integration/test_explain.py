@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from runs_helpers import QUESTION, _WARM, desk_at
+from runs_helpers import _WARM, QUESTION, desk_at
 
 from evidence_desk.cli import main
 from evidence_desk.errors import DeskError

@@ -40,6 +40,7 @@ class RelationOut(_Out):
     relation: RelationKind
     object: str = Field(description="What the subject is related to, as the passage names it.")
     sources: list[str] = Field(description="The source ids it rests on ('S1').")
+    verb: str = Field(description="The passage's own verb for the relation, or empty.")
 
 
 class LessonOut(_Out):
@@ -78,6 +79,7 @@ def to_lesson(out: LessonOut, sources: Sequence[Source]) -> Lesson:
                 relation=r.relation,
                 object=obj[:160],
                 citations=cited[:4],
+                verb=" ".join(r.verb.split())[:40],
             )
         )
     return Lesson(blocks=blocks, relations=tuple(relations))
@@ -92,7 +94,11 @@ def lesson_output(lesson: Lesson) -> LessonOut:
         ],
         relations=[
             RelationOut(
-                subject=r.subject, relation=r.relation, object=r.object, sources=list(r.citations)
+                subject=r.subject,
+                relation=r.relation,
+                object=r.object,
+                sources=list(r.citations),
+                verb=r.verb,
             )
             for r in lesson.relations
         ],

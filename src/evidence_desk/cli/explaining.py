@@ -55,7 +55,9 @@ def explain(ctx: click.Context, run_id: str, as_json: bool) -> None:
             out.print("\n[bold]Diagram[/]")
             for r in kept:
                 out.print(f"  {r.relation.id}  {escape(r.sentence)}")
-    dropped = [(b.block.kind, b.reason) for b in teaching.blocks if b.decision != "kept"]
+    dropped: list[tuple[str, str]] = [
+        (b.block.kind, b.reason) for b in teaching.blocks if b.decision != "kept"
+    ]
     dropped += [(r.relation.id, r.reason) for r in teaching.relations if r.decision != "kept"]
     if dropped:
         out.print("\n[dim]Not shown:[/]")

@@ -123,9 +123,7 @@ def teaching_review_stage(state: RunState, deps: Deps) -> Step:
     audited = judgment.audit(answer.question, every, sources, deps.auditor, deps.budget)
     failure = audited.failure.reason if audited.failure is not None else None
     audits = iter(audited.audits)
-    judged = [
-        _decide(p, [next(audits) for _ in p.checked], answer, texts, failure) for p in parts
-    ]
+    judged = [_decide(p, [next(audits) for _ in p.checked], answer, texts, failure) for p in parts]
     n = len(lesson.blocks)
     blocks = tuple(
         _block_review(b, judged[i], sources, failure) for i, b in enumerate(lesson.blocks)
@@ -228,14 +226,14 @@ def _relation_review(
             relation=relation, sentence=sentence, decision="unreviewed", reason=failure
         )
     claim = judged.claims[0] if judged.claims else None
-    kept = relation_decision(relation, judged.gate)
+    kept = relation_decision(relation, claim, judged.gate)
     return RelationReview(
         relation=relation,
         sentence=sentence,
         claim=claim,
         gate=judged.gate,
         decision="kept" if kept else "dropped",
-        reason=_reason(judged, relation_problems(relation))
+        reason=_reason(judged, relation_problems(relation, claim))
         if claim is not None
         else "Dropped: no sentence to check.",
     )

@@ -8,8 +8,9 @@ decides them is written here, in code, for the run that reviews (`runs/teach.py`
 * a block of sentences, and a relation (as `relation_sentence`), is judged as an answer
   is: the grounding contract and the gate (`gate.decide_claims`). A block is kept when the
   gate would publish it, with its pruned text; a relation only when every check passed, the
-  gate clears it whole (`AUTO_CLEARED`) and its verb is a form of its kind
-  (`RELATION_FORMS`: `enacted` may say `created`, never `caused`);
+  gate clears it whole (`AUTO_CLEARED`), not in the paraphrase tier (which does not hold a
+  relation's direction), and its verb is a form of its kind (`RELATION_FORMS`: `enacted`
+  may say `created`, never `caused`);
 * a `not_said` block is kept when none of its `absent` terms is in a retained passage
   (`absent_problems`); its sentence is written here (`not_said_sentence`), never by the
   teacher;
@@ -80,12 +81,18 @@ def relation_verb(relation: Relation) -> str:
     return verb if verb in RELATION_FORMS[relation.relation] else RELATION_VERBS[relation.relation]
 
 
-def relation_problems(relation: Relation) -> list[str]:
-    """Why a relation cannot stand as typed: its verb is not a form of its kind."""
+def relation_problems(relation: Relation, claim: Claim | None = None) -> list[str]:
+    """Why a relation cannot stand as typed: its verb is not a form of its kind, or its
+    judged sentence (`claim`) is carried only in the paraphrase tier, whose anchors do not
+    hold who did what to whom (`many studies supported Sherlock` for `Sherlock supported
+    many studies`): a relation's ends must stand in the passage's own order."""
     verb = " ".join(relation.verb.lower().split())
+    problems: list[str] = []
     if verb and verb not in RELATION_FORMS[relation.relation]:
-        return [f'"{verb}" does not say "{relation.relation}"']
-    return []
+        problems.append(f'"{verb}" does not say "{relation.relation}"')
+    if claim is not None and claim.checks.tier == "paraphrase":
+        problems.append("its sentence is carried only as a paraphrase, not in the passage's order")
+    return problems
 
 
 def relation_sentence(relation: Relation) -> str:
@@ -137,7 +144,7 @@ def question_problems(question: str, answer: str, cited: Sequence[Source]) -> li
     problems: list[str] = []
     if not text.endswith("?") or text.count("?") != 1:
         problems.append("the question is not one question ending in a question mark")
-    if any(ch in text for ch in "[]\"“”<>"):
+    if any(ch in text for ch in '[]"“”<>'):
         problems.append("the question carries citations, quotation marks or markup")
     words = _WORD.findall(text)
     if not words or len(words) > MAX_QUESTION_WORDS:
@@ -190,10 +197,10 @@ def block_decision(gate: Decision | None, problems: Sequence[str]) -> bool:
     return gate in PUBLISHING and not problems
 
 
-def relation_decision(relation: Relation, gate: Decision | None) -> bool:
-    """Whether a judged relation is kept: its verb says its kind, and the gate clears its
-    one sentence whole."""
-    return gate == Decision.AUTO_CLEARED and not relation_problems(relation)
+def relation_decision(relation: Relation, claim: Claim | None, gate: Decision | None) -> bool:
+    """Whether a judged relation is kept: its verb says its kind, the gate clears its one
+    sentence whole, and that sentence is carried word for word (`relation_problems`)."""
+    return gate == Decision.AUTO_CLEARED and not relation_problems(relation, claim)
 
 
 # --------------------------------------------------------------------------- verifying
@@ -252,7 +259,8 @@ def _relation_problems(receipt: Receipt, review: RelationReview) -> list[str]:
         return [f"{where}'s sentence is not the one its relation gives."]
     claims = (review.claim,) if review.claim is not None else ()
     problems = _judged_problems(receipt, where, review.sentence, claims, review.gate)
-    if (review.decision == "kept") != relation_decision(review.relation, review.gate):
+    kept = relation_decision(review.relation, review.claim, review.gate)
+    if (review.decision == "kept") != kept:
         problems.append(f"{where}'s decision does not follow from its checks.")
     return problems
 

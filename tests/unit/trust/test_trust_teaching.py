@@ -239,6 +239,21 @@ def test_a_verb_that_does_not_say_its_kind_is_dropped_though_its_sentence_is_car
     assert teaching_problems(receipt_of(state)) == []
 
 
+def test_a_relation_carried_only_as_a_paraphrase_is_dropped() -> None:
+    """The paraphrase tier's anchors hold a sentence's words, not who did what to whom:
+    `the Department of Energy created Congress` must never stand on its words."""
+    state = review(FULL)
+    claim = _teaching(state).relations[0].claim
+    assert claim is not None and claim.checks.tier != "paraphrase"
+    assert relation_problems(CREATED, claim) == []
+    swapped = claim.model_copy(
+        update={"checks": claim.checks.model_copy(update={"tier": "paraphrase"})}
+    )
+    assert relation_problems(CREATED, swapped) == [
+        "its sentence is carried only as a paraphrase, not in the passage's order"
+    ]
+
+
 def test_a_not_said_term_the_passages_hold_is_dropped() -> None:
     lesson = Lesson(blocks=(FULL.blocks[0], LessonBlock(kind="not_said", absent=("Oak Ridge",))))
     state = review(lesson)

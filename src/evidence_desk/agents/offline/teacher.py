@@ -53,7 +53,7 @@ _OBJECT = r"((?:the\s+|a\s+|an\s+|our\s+)?[\w'-]+(?:\s+(?!and\b|but\b|which\b|th
 
 # Capitalised words that open a sentence or stand for the speaker, never a named thing.
 _NOT_NAMES = frozenset(
-    """the this that these those it its we our i he she they their there here his her you
+    """the this that these those it its we our i ve he she they their there here his her you
     your a an in on at for and but if when while as so yet all each every some no such""".split()
 )
 
@@ -220,7 +220,10 @@ class _Writer:
 def _named(subject: str, obj: str) -> bool:
     """Both ends name something: the subject is no pronoun or opening word, and the object
     (two words or more) holds a capitalised word past its first."""
-    if subject.split()[0].lower() in _NOT_NAMES or len(obj.split()) < 2:
+    words = subject.replace("'", " ").split()
+    if any(w.lower() in _NOT_NAMES for w in words) or words[0].lower().endswith("ly"):
+        return False
+    if len(obj.split()) < 2:
         return False
     return any(w[:1].isupper() and w.lower() not in _NOT_NAMES for w in obj.split()[1:])
 

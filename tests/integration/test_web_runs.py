@@ -22,7 +22,7 @@ from web_helpers_runs import (
 )
 
 from evidence_desk.cli import main
-from evidence_desk.runs.state import STAGES
+from evidence_desk.runs.state import ANSWER_STAGES
 from evidence_desk.testing.fixtureweb import FixtureWeb, fixture_web
 
 
@@ -72,7 +72,7 @@ def test_a_deep_run_searches_reads_and_cites_the_web(
     assert "not independent corroboration" in receipt["web"]["diversity"]
 
     names = [s["name"] for s in receipt["stages"]]
-    assert names == list(STAGES[:-1])  # a receipt is sealed before "publish" ends
+    assert names == list(ANSWER_STAGES[:-1])  # a receipt is sealed before "publish" ends
     assert receipt["decision"] in ("AUTO_CLEARED", "PUBLISHED_AFTER_PRUNING", "HELD_FOR_REVIEW")
     assert receipt["coverage"]["covered"], receipt["coverage"]["reason"]
     assert desk.verify_receipt(receipt).ok
@@ -128,7 +128,7 @@ def test_a_run_killed_mid_fetch_resumes_without_fetching_a_page_twice(
     assert all(n == 1 for n in page_requests(web).values()), page_requests(web)
     assert len(log.queries) == len(set(log.queries)) == 3
     assert sum(before.values()) <= sum(page_requests(web).values())
-    assert [s["name"] for s in result.receipt["stages"]] == list(STAGES[:-1])
+    assert [s["name"] for s in result.receipt["stages"]] == list(ANSWER_STAGES[:-1])
 
 
 def test_an_attached_file_is_a_source_of_that_run_alone(

@@ -70,6 +70,8 @@ STAGES: tuple[str, ...] = (
 # answer, that reads the answer's receipt and nothing else.
 EXPLAIN_STAGES: tuple[str, ...] = ("teach", "teaching_review", "publish")
 
+# The stages of an answer's run, in order (an explanation's are its own).
+ANSWER_STAGES: tuple[str, ...] = tuple(s for s in STAGES if s not in EXPLAIN_STAGES[:-1])
 # The stages of a run that reads its archive alone (no search provider, nothing attached).
 WEB_STAGES = ("discover", "read")
 ARCHIVE_STAGES: tuple[str, ...] = tuple(

@@ -662,6 +662,11 @@ class RelationReview(Frozen):
     relation: Relation
     sentence: str
     claim: Claim | None = None
+    speaker: str = Field(
+        "",
+        description="The passage in which the source's speaker states the relation in the "
+        "first person (`trust.teaching.speaker_carrier`), when one does.",
+    )
     gate: Decision | None = None
     decision: ReviewDecision
     reason: str

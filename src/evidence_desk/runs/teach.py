@@ -40,6 +40,7 @@ from ..trust.teaching import (
     relation_decision,
     relation_problems,
     relation_sentence,
+    speaker_carrier,
 )
 from ..types import (
     BlockReview,
@@ -129,7 +130,7 @@ def teaching_review_stage(state: RunState, deps: Deps) -> Step:
         _block_review(b, judged[i], sources, failure) for i, b in enumerate(lesson.blocks)
     )
     relations = tuple(
-        _relation_review(r, relation_texts[i], judged[n + i], failure)
+        _relation_review(r, relation_texts[i], judged[n + i], failure, sources)
         for i, r in enumerate(lesson.relations)
     )
     decision, reason = lesson_decision(blocks, relations)
@@ -219,23 +220,33 @@ def _reason(judged: _Judged, extra: Sequence[str]) -> str:
 
 
 def _relation_review(
-    relation: Relation, sentence: str, judged: _Judged, failure: str | None
+    relation: Relation,
+    sentence: str,
+    judged: _Judged,
+    failure: str | None,
+    sources: Sequence[Source],
 ) -> RelationReview:
     if failure is not None:
         return RelationReview(
             relation=relation, sentence=sentence, decision="unreviewed", reason=failure
         )
     claim = judged.claims[0] if judged.claims else None
-    kept = relation_decision(relation, claim, judged.gate)
+    speaker = speaker_carrier(relation, sources)
+    kept = relation_decision(relation, claim, judged.gate, speaker)
+    if claim is None:
+        reason = "Dropped: no sentence to check."
+    elif kept and speaker is not None and judged.gate != Decision.AUTO_CLEARED:
+        reason = f"Carried by the speaker's own words in the first person (passage {speaker})."
+    else:
+        reason = _reason(judged, relation_problems(relation, claim))
     return RelationReview(
         relation=relation,
         sentence=sentence,
         claim=claim,
         gate=judged.gate,
+        speaker=speaker or "",
         decision="kept" if kept else "dropped",
-        reason=_reason(judged, relation_problems(relation, claim))
-        if claim is not None
-        else "Dropped: no sentence to check.",
+        reason=reason,
     )
 
 

@@ -41,6 +41,7 @@ from ..types import (
     RelationReview,
     Source,
     Teaching,
+    Verdict,
 )
 from .canonical import canonical_json, sha256_hex
 from .consistency import consistency_problems
@@ -197,10 +198,59 @@ def block_decision(gate: Decision | None, problems: Sequence[str]) -> bool:
     return gate in PUBLISHING and not problems
 
 
-def relation_decision(relation: Relation, claim: Claim | None, gate: Decision | None) -> bool:
-    """Whether a judged relation is kept: its verb says its kind, the gate clears its one
-    sentence whole, and that sentence is carried word for word (`relation_problems`)."""
-    return gate == Decision.AUTO_CLEARED and not relation_problems(relation, claim)
+# Between a speaker's `I` and the verb: words that neither deny, defer nor hedge it.
+_SPEAKER_ADVERBS = r"(?:(?:also|again|now|therefore|hereby|earnestly|strongly|once more)\s+)?"
+
+
+def speaker_names(source: Source, sources: Sequence[Source]) -> set[str]:
+    """What a relation may call a source's speaker: the full name, and the surname when no
+    other source of the answer has a speaker of that surname (`surnames.py`)."""
+    if not source.names or len(source.names[0].split()) < 2:
+        return set()
+    full = " ".join(source.names[0].split())
+    surname = full.split()[-1]
+    rivals = [s for s in sources if s.names and s.names[0] != source.names[0]]
+    if any(s.names[0].split()[-1] == surname for s in rivals):
+        return {full}
+    return {full, surname}
+
+
+def speaker_carrier(relation: Relation, sources: Sequence[Source]) -> str | None:
+    """The passage in which a cited source's speaker states the relation in the first
+    person, or None: `I recommend a national health program` carries `Truman proposed a
+    national health program` in Truman's address. The passage must read `I`, at most one
+    adverb that neither denies nor defers (`also`, `again`, `hereby`, ...), a form of the
+    relation's kind, then its object word for word; the subject must be the source's
+    speaker (`speaker_names`). No modal, negation or condition can stand between."""
+    obj = " ".join(relation.object.split())
+    for source in (s for s in sources if s.id in relation.citations):
+        if " ".join(relation.subject.split()) not in speaker_names(source, sources):
+            continue
+        forms = "|".join(
+            re.escape(f).replace(r"\ ", r"\s+") for f in RELATION_FORMS[relation.relation]
+        )
+        words = r"\s+".join(re.escape(w) for w in obj.split())
+        pattern = re.compile(rf"(?<![\w'’])I\s+{_SPEAKER_ADVERBS}(?:{forms})\s+{words}(?![\w])")
+        found = next((p for p in source.passages if pattern.search(p.text)), None)
+        if found is not None:
+            return found.id
+    return None
+
+
+def relation_decision(
+    relation: Relation, claim: Claim | None, gate: Decision | None, speaker: str | None = None
+) -> bool:
+    """Whether a judged relation is kept: its verb says its kind, and either the gate clears
+    its one sentence whole, word for word (`relation_problems`), or the speaker states it
+    in the first person (`speaker`, the passage `speaker_carrier` found) while every check
+    of its sentence but the grounding contract's passes and its auditor does not contradict
+    it."""
+    if gate == Decision.AUTO_CLEARED and not relation_problems(relation, claim):
+        return True
+    if speaker is None or claim is None or relation_problems(relation):
+        return False
+    checks = claim.checks.model_copy(update={"grounding": ()})
+    return checks.passed and claim.auditor_verdict != Verdict.CONTRADICTED
 
 
 # --------------------------------------------------------------------------- verifying
@@ -259,7 +309,9 @@ def _relation_problems(receipt: Receipt, review: RelationReview) -> list[str]:
         return [f"{where}'s sentence is not the one its relation gives."]
     claims = (review.claim,) if review.claim is not None else ()
     problems = _judged_problems(receipt, where, review.sentence, claims, review.gate)
-    kept = relation_decision(review.relation, review.claim, review.gate)
+    if review.speaker != (speaker_carrier(review.relation, receipt.sources) or ""):
+        problems.append(f"{where}'s speaker's passage is not the one its sources give.")
+    kept = relation_decision(review.relation, review.claim, review.gate, review.speaker or None)
     if (review.decision == "kept") != kept:
         problems.append(f"{where}'s decision does not follow from its checks.")
     return problems

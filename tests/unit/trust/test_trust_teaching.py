@@ -36,8 +36,11 @@ from evidence_desk.trust.teaching import (
     lesson_hash,
     not_said_sentence,
     question_problems,
+    relation_decision,
     relation_problems,
     relation_sentence,
+    speaker_carrier,
+    speaker_names,
     teaching_problems,
 )
 from evidence_desk.types import (
@@ -61,7 +64,8 @@ from evidence_desk.types import (
 TEXT = (
     "Congress created the Department of Energy to bring the energy programs together. "
     "The new Department will manage the national laboratories of the country. "
-    "For example, it will run the laboratory at Oak Ridge."
+    "For example, it will run the laboratory at Oak Ridge. "
+    "I also recommend a national energy plan. I would recommend a tax on gasoline."
 )
 SOURCE = Source(
     id="S1",
@@ -431,3 +435,62 @@ def test_the_lesson_decision_counts_what_was_kept() -> None:
     decision, reason = lesson_decision(t.blocks, t.relations)
     assert decision == "PUBLISHED"
     assert reason.startswith("Every part was reviewed: 5 of 5 blocks and 1 of 1 relations kept")
+
+
+PLAN = Relation(
+    id="R1",
+    subject="Carter",
+    relation="proposed",
+    object="a national energy plan",
+    citations=("S1",),
+)
+
+
+def test_a_speaker_states_a_relation_in_the_first_person() -> None:
+    """`I also recommend a national energy plan` in Carter's address carries `Carter
+    proposed a national energy plan`; a modal, another subject or another kind does not."""
+    assert speaker_carrier(PLAN, [SOURCE]) == "1978-Carter#0"
+    assert speaker_carrier(PLAN.model_copy(update={"subject": "Jimmy Carter"}), [SOURCE])
+    assert speaker_carrier(PLAN.model_copy(update={"relation": "opposed"}), [SOURCE]) is None
+    assert speaker_carrier(PLAN.model_copy(update={"subject": "Congress"}), [SOURCE]) is None
+    taxed = PLAN.model_copy(update={"id": "R2", "object": "a tax on gasoline"})
+    assert speaker_carrier(taxed, [SOURCE]) is None  # "I would recommend": not done
+    state = review(Lesson(blocks=FULL.blocks[:1], relations=(PLAN, taxed)))
+    kept, held = _teaching(state).relations
+    assert kept.decision == "kept" and kept.speaker == "1978-Carter#0"
+    assert kept.reason.startswith("Carried by the speaker's own words")
+    assert held.decision == "dropped" and held.speaker == ""
+    assert teaching_problems(receipt_of(state)) == []
+    moved = kept.model_copy(update={"speaker": ""})
+    problems = teaching_problems(_tampered(state, relations=(moved, held)))
+    assert problems == [
+        "Relation R1's speaker's passage is not the one its sources give.",
+        "Relation R1's decision does not follow from its checks.",
+    ]
+
+
+def test_a_speaker_is_named_only_as_the_metadata_names_them() -> None:
+    assert speaker_names(SOURCE, [SOURCE]) == {"Jimmy Carter", "Carter"}
+    rival = SOURCE.model_copy(update={"id": "S2", "names": ("Rosalynn Carter",)})
+    assert speaker_names(SOURCE, [SOURCE, rival]) == {"Jimmy Carter"}
+    assert speaker_carrier(PLAN, [SOURCE, rival]) is None
+    handle = SOURCE.model_copy(update={"names": ("jcarter",)})
+    assert speaker_names(handle, [handle]) == set()
+
+
+def test_a_speaker_relation_still_needs_its_other_checks_and_no_contradiction() -> None:
+    state = review(Lesson(blocks=FULL.blocks[:1], relations=(PLAN,)))
+    claim = _teaching(state).relations[0].claim
+    assert claim is not None
+    speaker = "1978-Carter#0"
+    assert relation_decision(PLAN, claim, Decision.HELD_FOR_REVIEW, speaker)
+    assert not relation_decision(PLAN, None, Decision.HELD_FOR_REVIEW, speaker)
+    assert not relation_decision(PLAN, claim, Decision.HELD_FOR_REVIEW, None)
+    contradicted = claim.model_copy(update={"auditor_verdict": Verdict.CONTRADICTED})
+    assert not relation_decision(PLAN, contradicted, Decision.HELD_FOR_REVIEW, speaker)
+    hidden = claim.model_copy(
+        update={"checks": claim.checks.model_copy(update={"hidden_characters": ("x",)})}
+    )
+    assert not relation_decision(PLAN, hidden, Decision.HELD_FOR_REVIEW, speaker)
+    wrong_verb = PLAN.model_copy(update={"verb": "opposed"})
+    assert not relation_decision(wrong_verb, claim, Decision.HELD_FOR_REVIEW, speaker)

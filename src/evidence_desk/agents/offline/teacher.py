@@ -29,7 +29,7 @@ from typing import cast
 from ...textutil import sentence_spans
 from ...trust.checks import EvidenceSource
 from ...trust.claims import strip_markers
-from ...trust.teaching import RELATION_FORMS, question_problems
+from ...trust.teaching import RELATION_FORMS, question_problems, speaker_names
 from ...types import Claim, Lesson, LessonBlock, Relation, RelationKind, Source
 from .answerer import gate_accepts
 from .compose import Voice, clean, quoted, voice
@@ -73,6 +73,26 @@ def _relation_patterns() -> list[tuple[RelationKind, str, re.Pattern[str]]]:
 
 
 _PATTERNS = _relation_patterns()
+# A first-person relation's object: a whole clause up to its punctuation, never one that
+# opens on a preposition, a pronoun or a conjunction (whose head is elsewhere).
+_OPENERS = """that to you it them their its his her this these those as at in on for with by
+    from of into upon about and or but which what when where how if whether so""".split()
+_CLAUSE_OBJECT = (
+    rf"(?!(?:{'|'.join(_OPENERS)})\b)([\w'’-]+(?:\s+[\w'’-]+){{1,11}})(?=\s*[,.;:!?]|\s*$)"
+)
+# What a speaker states in the first person: `I recommend a national health program`.
+_FIRST_PERSON = [
+    (
+        kind,
+        re.compile(
+            rf"(?<![\w'’])I\s+(?:(?:also|again|now|therefore|hereby)\s+)?"
+            rf"{re.escape(form)}\s+{_CLAUSE_OBJECT}"
+        ),
+    )
+    for kind, forms in RELATION_FORMS.items()
+    if kind in ("proposed", "supported", "opposed", "called for")
+    for form in forms
+]
 
 
 def _words(text: str) -> list[str]:
@@ -115,6 +135,27 @@ class _Writer:
         self.by_id = {s.id: s for s in sources}
         self.evidence = evidence
         self.used = set(used)
+
+    def _first_person(
+        self, source: Source, found: list[Relation], seen: set[tuple[str, str, str]]
+    ) -> None:
+        """The speaker's own proposals, support, opposition and calls, as relations."""
+        who = self._voice(source)
+        if who is None or who.name not in speaker_names(source, self.sources):
+            return
+        for s in self._sentences(source):
+            for kind, pattern in _FIRST_PERSON:
+                for m in pattern.finditer(s):
+                    obj = _first_person_object(m.group(1))
+                    if obj:
+                        relation = Relation(
+                            id="R1",
+                            subject=who.name,
+                            relation=kind,
+                            object=obj,
+                            citations=(source.id,),
+                        )
+                        _add(found, seen, relation)
 
     def _voice(self, source: Source) -> Voice | None:
         return voice(source, self.sources)
@@ -193,10 +234,12 @@ class _Writer:
 
     def relations(self) -> list[Relation]:
         """Relations that sentences of the passages spell out word for word, between a named
-        subject and an object that names something."""
+        subject and an object that names something; then what a source's speaker states
+        in the first person (`I propose ...`), with the speaker as subject."""
         found: list[Relation] = []
         seen: set[tuple[str, str, str]] = set()
         for source in self.sources:
+            self._first_person(source, found, seen)
             for s in self._sentences(source):
                 for kind, verb, pattern in _PATTERNS:
                     for m in pattern.finditer(s):
@@ -215,6 +258,12 @@ class _Writer:
                         )
                         found.append(relation)
         return found
+
+
+def _first_person_object(text: str) -> str:
+    """The object as a relation names it: the words up to a clause's end, two to eight."""
+    words = text.rstrip(" ,;:.").split()
+    return " ".join(words) if 2 <= len(words) <= 8 else ""
 
 
 def _named(subject: str, obj: str) -> bool:
@@ -244,3 +293,10 @@ def _topic(question: str, quote: str) -> str:
             if phrase and phrase.lower() in low and len(phrase) > len(best):
                 best = phrase
     return best
+
+
+def _add(found: list[Relation], seen: set[tuple[str, str, str]], relation: Relation) -> None:
+    key = (relation.subject.lower(), relation.relation, relation.object.lower())
+    if key not in seen and len(found) < MAX_RELATIONS:
+        seen.add(key)
+        found.append(relation.model_copy(update={"id": f"R{len(found) + 1}"}))

@@ -35,7 +35,8 @@ SPEECH = (
     "Costs of the proposed rule fall on small farms.\n\n"
     "We seek to prevent the use of disease as a weapon of war. "
     "I asked Congress to pass the farm bill. "
-    "The Senate rejected the treaty with Britain after a long debate."
+    "The Senate rejected the treaty with Britain after a long debate. "
+    "While in development, Sherlock supported many research studies with separate flight data."
 )
 FAR = "Far away, in another passage, the Senate rejected the treaty with Spain."
 
@@ -558,3 +559,48 @@ def test_a_list_named_in_a_writers_words_leaves_out_every_with_its_person() -> N
     found = rested(draft, *FREEDOMS)
     assert found.grounded, found.problems
     assert "quantifier: every" not in found.anchors
+
+
+@pytest.mark.parametrize(
+    ("draft", "texts"),
+    [
+        # the subject made the object, and the object the subject
+        (
+            "The treaty with Britain rejected the Senate after a long debate [S1].",
+            ("The Senate rejected the treaty with Britain after a long debate",),
+        ),
+        (
+            "Many research studies with separate flight data supported Sherlock [S1].",
+            (
+                "While in development, Sherlock supported many research studies with separate flight data",
+            ),
+        ),
+    ],
+)
+def test_a_paraphrase_that_turns_round_who_does_what_is_held(
+    draft: str, texts: tuple[str, ...]
+) -> None:
+    found = rested(draft, *texts)
+    assert not found.grounded
+    assert any("turns round who does what" in p for p in found.problems), found.problems
+
+
+@pytest.mark.parametrize(
+    ("draft", "texts"),
+    [
+        # the same roles in the passive, and a name moved but on its own side of the verb
+        (
+            "The treaty with Britain was rejected by the Senate after a long debate [S1].",
+            ("The Senate rejected the treaty with Britain after a long debate",),
+        ),
+        (
+            "After a long debate, the Senate rejected the treaty with Britain [S1].",
+            ("The Senate rejected the treaty with Britain after a long debate",),
+        ),
+    ],
+)
+def test_a_paraphrase_that_keeps_who_does_what_is_not_held_for_its_roles(
+    draft: str, texts: tuple[str, ...]
+) -> None:
+    found = rested(draft, *texts)
+    assert not any("turns round" in p for p in found.problems), found.problems

@@ -28,7 +28,7 @@ def test_offline_roles_are_ready_with_nothing_to_check() -> None:
     assert report.ready
     assert [(r.engine, r.key, r.reachable) for r in report.roles] == [
         ("offline", "not needed", "built in")
-    ] * 3
+    ] * 4
 
 
 def test_a_reachable_openai_endpoint_with_the_model_is_ready(
@@ -75,7 +75,7 @@ def test_an_openai_compatible_server_that_lists_another_name_is_a_warning(
         )
     assert report.ready and report.all_problems() == []
     (first, *_) = report.all_warnings()
-    assert len(report.all_warnings()) == 3  # one per role
+    assert len(report.all_warnings()) == 4  # one per role
     assert "does not list the model 'smollm2'" in first
     assert "'/models/SmolLM2-135M-Instruct.gguf'" in first and "--model_alias smollm2" in first
     assert report.to_json()["warnings"] == report.all_warnings()
@@ -144,6 +144,7 @@ def test_the_doctor_command_prints_each_role_and_exits_1_when_not_ready(tmp_path
         "planner",
         "answerer",
         "auditor",
+        "teacher",
     ]
 
 

@@ -51,7 +51,7 @@ def test_a_working_engine_answers_once_in_its_own_mode() -> None:
         settings = settings_for(f"vllm:m@{fake.base_url}")
         (result,) = run(settings, plan(settings))
         assert len(fake.requests) == 1
-    assert result.ok and result.roles == ["planner", "answerer", "auditor"]
+    assert result.ok and result.roles == ["planner", "answerer", "auditor", "teacher"]
     assert [(t.mode, t.ok) for t in result.trials] == [("tool", True)]
     assert result.trials[0].input_tokens > 0 and not result.advice
 
@@ -92,7 +92,10 @@ def test_the_cost_is_stated_before_anything_is_sent(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-0000")
     settings = settings_for("openai:gpt-4.1-mini", auditor="vllm:m@http://127.0.0.1:9/v1")
     stated = plan(settings)
-    assert [roles for _, roles in stated.engines] == [["planner", "answerer"], ["auditor"]]
+    assert [roles for _, roles in stated.engines] == [
+        ["planner", "answerer", "teacher"],
+        ["auditor"],
+    ]
     assert stated.max_requests == 6  # three modes at most per engine
     assert stated.spend_usd is not None and 0 < stated.spend_usd < 0.01
     text = stated.statement()

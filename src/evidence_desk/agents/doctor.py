@@ -25,7 +25,7 @@ from .providers import (
     parse_engine,
 )
 
-ROLES = ("planner", "answerer", "auditor")
+ROLES = ("planner", "answerer", "auditor", "teacher")
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ def test_one_variable_sets_every_role_and_each_role_can_override(
         "planner": "offline",
         "answerer": "openai:gpt-4.1-mini",
         "auditor": "anthropic:claude-haiku-4-5",
+        "teacher": "openai:gpt-4.1-mini",
     }
 
 

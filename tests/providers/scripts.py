@@ -25,8 +25,13 @@ from evidence_desk.testing.fakebodies import Cite, CitedText
 from evidence_desk.testing.fakeproviders import Protocol, Reply
 from evidence_desk.testing.fakerules import search_results
 
-Role = str  # "plan" | "answer" | "audit"
-_TOOL_ROLE = {"submit_plan": "plan", "submit_answer": "answer", "submit_audit": "audit"}
+Role = str  # "plan" | "answer" | "audit" | "teach"
+_TOOL_ROLE = {
+    "submit_plan": "plan",
+    "submit_answer": "answer",
+    "submit_audit": "audit",
+    "submit_lesson": "teach",
+}
 _SOURCE = re.compile(r'<source id="(S\d+)"[^>]*>(.*?)</source>', re.S)
 _PASSAGE = re.compile(r'<passage id="([^"]+)">\n(.*?)\n</passage>', re.S)
 _CLAIM = re.compile(r'<claim number="(\d+)" cites="([^"]*)">')
@@ -64,8 +69,8 @@ def user_text(protocol: Protocol, body: dict[str, Any]) -> str:
     return _text(body["messages"][0]["content"])
 
 
-_ROLE_LINE = re.compile(r"You are the (planner|answerer|auditor) of Evidence Desk")
-_ROLE_OF_TITLE = {"planner": "plan", "answerer": "answer", "auditor": "audit"}
+_ROLE_LINE = re.compile(r"You are the (planner|answerer|auditor|teacher) of Evidence Desk")
+_ROLE_OF_TITLE = {"planner": "plan", "answerer": "answer", "auditor": "audit", "teacher": "teach"}
 
 
 def role_of(protocol: Protocol, body: dict[str, Any]) -> Role:
@@ -177,6 +182,19 @@ def faithful_audit(p: Prompt) -> dict[str, Any]:
     return {"verdicts": verdicts}
 
 
+def faithful_lesson(p: Prompt) -> dict[str, Any]:
+    """A lesson whose key idea quotes the first sentence of the first source, as the
+    faithful answer does, and names one term no passage holds."""
+    sid, passages = next(iter(p.sources.items()))
+    sentence = first_sentence(passages[0][1]).rstrip(".")
+    key = {"kind": "key_idea", "text": f'The source says "{sentence}" [{sid}].'}
+    said = {"kind": "not_said", "text": "", "question": "", "absent": ["zeppelin"]}
+    return {
+        "blocks": [{"question": "", "absent": [], **key}, said],
+        "relations": [],
+    }
+
+
 def source_id_audit(p: Prompt) -> dict[str, Any]:
     """Like `faithful_audit`, but naming the cited source ("S1") as evidence, as answers do."""
     verdicts = [
@@ -241,7 +259,12 @@ class Model:
             if reply.kind == "tool" and reply.tool_name is None and prompt.results:
                 return cited_reply(dict(reply.args or {}), prompt.results, like=reply)
             return reply
-        faithful = {"plan": faithful_plan, "answer": faithful_answer, "audit": faithful_audit}
+        faithful = {
+            "plan": faithful_plan,
+            "answer": faithful_answer,
+            "audit": faithful_audit,
+            "teach": faithful_lesson,
+        }
         return self.structured(body, faithful[role](prompt))
 
     def structured(self, body: dict[str, Any], args: dict[str, Any]) -> Reply:

@@ -59,6 +59,24 @@ class Settings(BaseSettings):
     teacher: str = Field(
         "", description="Teacher engine (lessons of published answers); empty uses `model`."
     )
+    illustrator: str = Field(
+        "",
+        description="Image engine that draws a lesson's optional picture when an explanation "
+        "is asked to illustrate (`explain --illustrate`), e.g. `openai:gpt-image-1`; "
+        "`openai:` or `openai-compatible:` (the OpenAI Images API). Empty: illustrations are "
+        "off. There is no offline image model.",
+    )
+    illustration_reviewer: str = Field(
+        "",
+        description="Vision model that looks at each picture before a reader may see it, "
+        "e.g. `openai:gpt-4.1-mini`; empty uses the teacher's engine.",
+    )
+    illustration_price_usd: float = Field(
+        0.04,
+        ge=0,
+        description="Estimated price (USD) of one picture, reserved against the run's spend "
+        "cap before the image call and counted in its spend.",
+    )
     base_url: str = Field(
         "",
         description="Base URL of the server for self-hosted engines: `ollama:` (default "
@@ -333,6 +351,11 @@ class Settings(BaseSettings):
     @property
     def receipts_dir(self) -> Path:
         return self.home / "receipts"
+
+    @property
+    def illustrations_dir(self) -> Path:
+        """Lessons' shown pictures, each named by its SHA-256 (`runs/illustrate.py`)."""
+        return self.home / "illustrations"
 
     @property
     def key_path(self) -> Path:

@@ -696,6 +696,44 @@ class Teaching(Frozen):
         return self.model_dump(mode="json", include={"blocks", "relations"})
 
 
+class ImageReview(Frozen):
+    """An image reviewer's verdict on a picture, from the picture itself: advice that the
+    illustrate stage reads with code's own checks (`runs/illustrate.py`)."""
+
+    shows_text: bool
+    depicts_only_the_lesson: bool
+    misleading: bool
+    reason: str = Field("", max_length=600)
+
+
+# A shown picture's file name is its hash and this suffix (`Illustration.file_name`).
+PICTURE_SUFFIXES: dict[str, str] = {"image/png": ".png", "image/jpeg": ".jpg"}
+
+
+class Illustration(Frozen):
+    """A lesson's picture as the illustrate stage made and judged it (a lesson receipt's
+    `illustration`). `shown` is true only when code's checks on the bytes passed and the
+    reviewer said it shows no text, depicts only the lesson and is not misleading; a
+    picture that is not shown is still recorded by its hash, with the reason."""
+
+    engine: str = Field(description="The image engine (`EVIDENCE_DESK_ILLUSTRATOR`).")
+    reviewer: str = Field("", description="The engine that reviewed the picture, if any.")
+    prompt: str = Field(description="The image prompt the planning step wrote.")
+    image_sha256: str = Field("", description="SHA-256 of the image bytes; empty: none came.")
+    media_type: str = Field("", description="image/png or image/jpeg, read from the bytes.")
+    width: int = 0
+    height: int = 0
+    review: ImageReview | None = Field(None, description="None: the picture was not reviewed.")
+    shown: bool = False
+    reason: str
+
+    def file_name(self) -> str | None:
+        """The shown picture's file in the data directory's `illustrations/`; None when
+        it is not shown (such a picture is not kept)."""
+        suffix = PICTURE_SUFFIXES.get(self.media_type)
+        return f"{self.image_sha256}{suffix}" if self.shown and suffix else None
+
+
 class Receipt(BaseModel):
     """The audit receipt of one run (`contracts/receipt.md`). Extra fields are kept."""
 

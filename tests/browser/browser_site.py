@@ -63,7 +63,7 @@ def build_desk(home: Path) -> Site:
     gate.set()
     real = resolve_agents(settings, plain.embedder)
     answerer = GatedAnswerer(real.answerer, gate)
-    agents = Agents(real.planner, answerer, real.auditor)  # type: ignore[arg-type]
+    agents = Agents(real.planner, answerer, real.auditor, real.teacher)  # type: ignore[arg-type]
     desk = Desk(settings, store=plain.store, embedder=plain.embedder, agents=agents)
     desk.workspace.people.add(EDITOR, PASSWORD, editor=True)
     return Site(desk, gate, answerer)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from typing import Any
 
 from pydantic_ai.models import override_allow_model_requests
 
@@ -22,8 +23,9 @@ ENGINE = "openai:gpt-4.1-mini"
 QUESTION = "When was the Erie Canal opened?"
 
 
-def provider_desk(home: Path, base_url: str, executor: str = "stages") -> Desk:
-    """A desk on `home` (embedded with `HashingEmbedder`) whose roles call `base_url`."""
+def provider_desk(home: Path, base_url: str, executor: str = "stages", **more: Any) -> Desk:
+    """A desk on `home` (embedded with `HashingEmbedder`) whose roles call `base_url`;
+    `more`: further settings (an illustrator, a spend cap)."""
     os.environ["OPENAI_BASE_URL"] = base_url
     os.environ["OPENAI_API_KEY"] = "sk-test-key-0000"
     settings = Settings(
@@ -34,6 +36,7 @@ def provider_desk(home: Path, base_url: str, executor: str = "stages") -> Desk:
         model_backoff=0.01,
         model_timeout=10.0,
         executor=executor,
+        **more,
     )
     return Desk(settings, embedder=HashingEmbedder())
 

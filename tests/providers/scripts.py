@@ -11,6 +11,10 @@ gets the same claims as cited text blocks (`cited_reply`): each claim's text, ci
 each source it names the sentences of that source's results that hold its `rests_on` or
 quotes (else the first sentence of its first result); a source no result belongs to is
 written into the text as a marker, as a model may write one.
+
+A lesson's picture (`agents/illustrator.py`) adds two roles: `image`, an Images API request
+(a prompt, no messages), answered faithfully with a plain PNG (`fakeimages.solid_png`); and
+`review`, the image reviewer, answered faithfully with a verdict that lets the picture show.
 """
 
 from __future__ import annotations
@@ -22,15 +26,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evidence_desk.testing.fakebodies import Cite, CitedText
+from evidence_desk.testing.fakeimages import solid_png
 from evidence_desk.testing.fakeproviders import Protocol, Reply
 from evidence_desk.testing.fakerules import search_results
 
-Role = str  # "plan" | "answer" | "audit" | "teach"
+Role = str  # "plan" | "answer" | "audit" | "teach" | "image" | "review"
 _TOOL_ROLE = {
     "submit_plan": "plan",
     "submit_answer": "answer",
     "submit_audit": "audit",
     "submit_lesson": "teach",
+    "submit_image_review": "review",
 }
 _SOURCE = re.compile(r'<source id="(S\d+)"[^>]*>(.*?)</source>', re.S)
 _PASSAGE = re.compile(r'<passage id="([^"]+)">\n(.*?)\n</passage>', re.S)
@@ -69,13 +75,29 @@ def user_text(protocol: Protocol, body: dict[str, Any]) -> str:
     return _text(body["messages"][0]["content"])
 
 
-_ROLE_LINE = re.compile(r"You are the (planner|answerer|auditor|teacher) of Evidence Desk")
-_ROLE_OF_TITLE = {"planner": "plan", "answerer": "answer", "auditor": "audit", "teacher": "teach"}
+_ROLE_LINE = re.compile(
+    r"You are the (planner|answerer|auditor|teacher|image reviewer) of Evidence Desk"
+)
+_ROLE_OF_TITLE = {
+    "planner": "plan",
+    "answerer": "answer",
+    "auditor": "audit",
+    "teacher": "teach",
+    "image reviewer": "review",
+}
+
+
+def is_image_request(body: dict[str, Any]) -> bool:
+    """An Images API request: a prompt to draw, no conversation."""
+    return "prompt" in body and "messages" not in body and "input" not in body
 
 
 def role_of(protocol: Protocol, body: dict[str, Any]) -> Role:
-    """The role a request is for: its output tool's, or with no tools (a JSON-schema
-    response format or prompted JSON) the one its instructions name."""
+    """The role a request is for: `image` for an Images API request; else its output
+    tool's, or with no tools (a JSON-schema response format or prompted JSON) the one its
+    instructions name."""
+    if is_image_request(body):
+        return "image"
     names = tool_names(protocol, body)
     if names:
         return _TOOL_ROLE[names[0]]
@@ -195,6 +217,16 @@ def faithful_lesson(p: Prompt) -> dict[str, Any]:
     }
 
 
+def faithful_review(p: Prompt) -> dict[str, Any]:
+    """A reviewer that sees a plain picture of the lesson and nothing wrong with it."""
+    return {
+        "shows_text": False,
+        "depicts_only_the_lesson": True,
+        "misleading": False,
+        "reason": "A plain diagram-like picture of the lesson's idea, without writing.",
+    }
+
+
 def source_id_audit(p: Prompt) -> dict[str, Any]:
     """Like `faithful_audit`, but naming the cited source ("S1") as evidence, as answers do."""
     verdicts = [
@@ -247,6 +279,8 @@ class Model:
     def __call__(self, body: dict[str, Any], index: int) -> Reply:
         role = role_of(self.protocol, body)
         self.seen.append((role, body))
+        if role == "image":
+            return self._image()
         prompt = Prompt.parse(user_text(self.protocol, body), results_of(self.protocol, body))
         custom = self.override.get(role)
         if isinstance(custom, list):
@@ -264,8 +298,16 @@ class Model:
             "answer": faithful_answer,
             "audit": faithful_audit,
             "teach": faithful_lesson,
+            "review": faithful_review,
         }
         return self.structured(body, faithful[role](prompt))
+
+    def _image(self) -> Reply:
+        """An image request's reply: the next scripted one, else a plain PNG."""
+        custom = self.override.get("image")
+        if isinstance(custom, list) and custom:
+            return custom.pop(0)
+        return Reply.image(solid_png())
 
     def structured(self, body: dict[str, Any], args: dict[str, Any]) -> Reply:
         """`args` the way the request asks for them: the output tool's arguments, or with

@@ -115,6 +115,10 @@ def reader_calls(
         ],
         "/api/conversations": ["/api/conversations"],
         "/api/conversations/{conv_id}": [f"/api/conversations/{conv}"],
+        # a held run has no lesson (404), and its reader's notes are theirs (none here)
+        "/runs/{run_id}/lesson": [f"/runs/{run_id}/lesson"],
+        "/api/runs/{run_id}/lesson": [f"/api/runs/{run_id}/lesson"],
+        "/api/runs/{run_id}/notes": [f"/api/runs/{run_id}/notes"],
         "/widget": ["/widget"],
         "/widget/api/runs/{run_id}": [],  # the widget's own run: below
     }

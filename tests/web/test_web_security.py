@@ -56,7 +56,7 @@ from evidence_desk.testing.embedder import HashingEmbedder
 
 PUBLIC, RECORD, UNSAFE, EDITOR, WIDGET = "public", "record", "unsafe", "editor", "widget"
 KINDS = frozenset({PUBLIC, RECORD, UNSAFE, EDITOR, WIDGET})
-RECORD_PARAMS = ("{run_id}", "{conv_id}", "{receipt_id}", "{source_id}")
+RECORD_PARAMS = ("{run_id}", "{conv_id}", "{receipt_id}", "{source_id}", "{note_id}")
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,62 @@ ROUTES: tuple[Row, ...] = (
     ),
     row("GET", "/api/conversations", RECORD, call=get("/api/conversations"), listing=True),
     row("GET", "/api/conversations/{conv_id}", RECORD, call=get("/api/conversations/{conv_id}")),
+    # ---- lessons and notes (lessons.py): A's published run, its lesson, A's notes
+    row(
+        "POST",
+        "/runs/{run_id}/explain",
+        UNSAFE,
+        RECORD,
+        call=lambda w: Call("POST", f"/runs/{w.run_id}/explain", form={}),
+    ),
+    row(
+        "POST",
+        "/api/runs/{run_id}/explain",
+        UNSAFE,
+        RECORD,
+        call=lambda w: Call("POST", f"/api/runs/{w.run_id}/explain"),
+    ),
+    row(
+        "GET",
+        "/runs/{run_id}/lesson",
+        RECORD,
+        call=lambda w: Call("GET", f"/runs/{w.lesson()}/lesson"),
+    ),
+    row(
+        "GET",
+        "/api/runs/{run_id}/lesson",
+        RECORD,
+        call=lambda w: Call("GET", f"/api/runs/{w.lesson()}/lesson"),
+    ),
+    row("GET", "/api/runs/{run_id}/notes", RECORD, call=get("/api/runs/{run_id}/notes")),
+    row(
+        "POST",
+        "/api/runs/{run_id}/notes",
+        UNSAFE,
+        RECORD,
+        call=lambda w: Call("POST", f"/api/runs/{w.run_id}/notes", json={"text": "A note."}),
+    ),
+    row(
+        "POST",
+        "/runs/{run_id}/notes",
+        UNSAFE,
+        RECORD,
+        call=lambda w: Call("POST", f"/runs/{w.run_id}/notes", form={"text": "A note."}),
+    ),
+    row(
+        "DELETE",
+        "/api/notes/{note_id}",
+        UNSAFE,
+        RECORD,
+        call=lambda w: Call("DELETE", f"/api/notes/{w.note()}"),
+    ),
+    row(
+        "POST",
+        "/notes/{note_id}/delete",
+        UNSAFE,
+        RECORD,
+        call=lambda w: Call("POST", f"/notes/{w.note()}/delete", form={}),
+    ),
     # ---- the standards desk (editor.py): expected, tested once registered
     row("GET", "/desk", EDITOR, call=get("/desk")),
     row("GET", "/desk/dashboard", EDITOR, call=get("/desk/dashboard")),
@@ -380,7 +436,7 @@ def test_public_routes_answer_anyone(app: FastAPI, server: TestClient) -> None:
 
 def record_urls(r: Row, w: World) -> list[str]:
     """The route filled with each of A's records it can name."""
-    if r.listing:
+    if r.listing or r.path.endswith("/lesson"):  # a lesson: the one A's run has
         return [r.build(w).url]
     if "{source_id}" in r.path or "{receipt_id}" in r.path:
         runs = [w.run_id]
@@ -405,7 +461,7 @@ def body_of(response: Any) -> str:
     return response.content.decode("utf-8", "replace")
 
 
-@pytest.mark.parametrize("r", rows(RECORD, without=(EDITOR, WIDGET)))
+@pytest.mark.parametrize("r", rows(RECORD, without=(EDITOR, WIDGET, UNSAFE)))
 def test_another_readers_record_is_a_404(r: Row, world: World) -> None:
     questions = (QUESTION, HELD_QUESTION, "freedom from fear")
     for url in record_urls(r, world):
@@ -433,6 +489,21 @@ def test_another_readers_record_is_a_404(r: Row, world: World) -> None:
         if world.run_id in url:
             assert missing.status_code == 404
         assert read(world.a, url).status_code == 200  # and A still reads it
+
+
+@pytest.mark.parametrize("r", rows(RECORD, UNSAFE, without=(EDITOR, WIDGET)))
+def test_another_reader_cannot_act_on_a_readers_record(r: Row, world: World) -> None:
+    """B, with their own valid token, on A's record: the 404 of a missing one, and nothing
+    changes; A's own request goes through."""
+    call = r.build(world)
+    before = fingerprint(world.desk)
+    theirs = send(world.b.client, call, csrf=world.b.csrf, headers=SAME_ORIGIN)
+    assert theirs.status_code == 404, theirs.text[:300]
+    assert one_sentence(error_message(theirs)), theirs.text[:300]
+    assert QUESTION not in theirs.text
+    assert fingerprint(world.desk) == before
+    mine = send(world.a.client, call, csrf=world.a.csrf, headers=SAME_ORIGIN)
+    assert 200 <= mine.status_code < 400, mine.text[:300]
 
 
 def test_a_receipt_is_reached_only_through_its_own_run(world: World) -> None:
@@ -519,8 +590,9 @@ def test_csrf_refuses_every_unsafe_request_that_lacks_its_proof(
     r: Row, world: World, app: FastAPI
 ) -> None:
     require(app, r)
-    me = world.editor if EDITOR in r.kinds else WebUser(app)
-    other = world.a
+    # a reader's record is acted on by its own reader (A), so the last request may succeed
+    me = world.editor if EDITOR in r.kinds else world.a if RECORD in r.kinds else WebUser(app)
+    other = world.b if me is world.a else world.a
     call = r.build(world)
     token_before = me.csrf
     before = fingerprint(world.desk)

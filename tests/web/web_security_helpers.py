@@ -8,6 +8,7 @@ and builds a concrete request for it from a `World` (the ids of reader A's recor
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,7 +93,8 @@ def send(
 @dataclass
 class World:
     """Reader A's records (a published run, its follow-up in the same conversation, a held
-    run), reader B on the same app, and a signed-in editor."""
+    run; the published run's lesson and A's notes when a test asks for them), reader B on
+    the same app, and a signed-in editor."""
 
     app: FastAPI
     desk: Desk
@@ -104,6 +106,25 @@ class World:
     held_id: str
     conv_id: str
     held_conv_id: str
+    lesson_id: str | None = None
+
+    def lesson(self) -> str:
+        """The lesson of A's published run, explained (once) and finished."""
+        if self.lesson_id is None:
+            r = self.a.post_json(f"/api/runs/{self.run_id}/explain", None)
+            assert r.status_code == 202, r.text
+            self.lesson_id = str(r.json()["run_id"])
+            deadline = time.monotonic() + 60
+            while self.a.get(f"/api/runs/{self.lesson_id}/lesson").json()["live"]:
+                assert time.monotonic() < deadline, "the lesson never finished"
+                time.sleep(0.02)
+        return self.lesson_id
+
+    def note(self) -> str:
+        """A new note of A's on their published run: its id."""
+        r = self.a.post_json(f"/api/runs/{self.run_id}/notes", {"text": "A's own note."})
+        assert r.status_code == 201, r.text
+        return str(r.json()["note_id"])
 
     def ids(self) -> dict[str, str]:
         """What the path parameters of a record route are filled with: A's records."""

@@ -9,6 +9,8 @@ builds the three roles from settings, `doctor.py` and `probe.py` say whether eac
 * `offline/`      the offline engine: rules, quoting and lexical checks, no provider
 * `roles.py`      one Pydantic AI agent per role, whatever model runs it
 * `citations.py`  the Anthropic answerer with Citations
+* `illustrator.py` a lesson's optional picture: the image call and its reviewer
+* `images.py`     code's checks on a picture's bytes
 * `prices.py`     the prices behind a receipt's estimated spend
 
 May import `trust/` (the claim shapes), `types`, `settings`, `errors`, `enumerations`,

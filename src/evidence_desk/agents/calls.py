@@ -33,6 +33,9 @@ One role's call is at most `attempts` tries of one Pydantic AI agent run:
   used is charged; Pydantic AI's usage limits stop a try that would run past the budget
   on retries within it.
 
+A request may carry content besides its text (an image: `ATTACHMENTS`, after the prompt in
+the same user message); a caller reserves its tokens as `extra_tokens`.
+
 The SDK's own retries are switched off (`max_retries=0`) so that these bounds are the only
 ones. Every try's requests and tokens are counted, failed ones included.
 
@@ -47,7 +50,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
@@ -73,7 +76,7 @@ from pydantic_ai.exceptions import (
     UnexpectedModelBehavior,
     UsageLimitExceeded,
 )
-from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, TextPart
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, TextPart, UserContent
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
@@ -85,6 +88,8 @@ from .providers import OFFLINE
 OutT = TypeVar("OutT")
 
 CALL_HEADER = "X-Evidence-Desk-Call"
+# The keyword of `ModelCaller.call` whose content follows the prompt in its user message.
+ATTACHMENTS = "attachments"
 # How Pydantic AI starts the error for a reply that is not its protocol's response.
 UNREADABLE = "Invalid response from"
 
@@ -368,11 +373,13 @@ class ModelCaller(Generic[OutT]):
         *,
         sleep: Callable[[float], None] = time.sleep,
         overhead: str = "",
+        extra_tokens: int = 0,
     ) -> None:
         """`agent`: what each try runs (None for a caller that overrides `send`).
         `output`: the agent's output type (a ledger keeps replies as its JSON).
         `overhead`: the text every request sends besides the prompt (instructions, the
-        output tool's schema), counted in each reservation."""
+        output tool's schema), counted in each reservation. `extra_tokens`: the input
+        tokens each request carries that are not text (an image), counted likewise."""
         self.role = role
         self.engine = engine
         self.agent = agent
@@ -382,6 +389,7 @@ class ModelCaller(Generic[OutT]):
         self._sleep = sleep
         # What every request carries besides the prompt: the instructions and output schema.
         self._overhead = overhead
+        self._extra_tokens = extra_tokens
         self._output = TypeAdapter(output)
 
     def _charge(
@@ -440,6 +448,10 @@ class ModelCaller(Generic[OutT]):
             return AgentFailure(self.role, f"The {self.role} stopped: {reason}.", usage, kind)
         return AgentFailure(self.role, f"The {self.role} {verb}: {reason}.", usage)
 
+    def estimate_input(self, prompt: str) -> int:
+        """The input tokens one request for `prompt` is reserved at."""
+        return estimate_tokens(prompt, self._overhead) + self._extra_tokens
+
     def reserve(self, prompt: str, budget: RunBudget) -> Reservation | str:
         """What the next try may use, or why the budget cannot fit it (a reason)."""
         calls_left, tokens_left = budget.remaining()
@@ -448,7 +460,7 @@ class ModelCaller(Generic[OutT]):
         seconds = budget.seconds_left()
         if seconds is not None and seconds <= 0:
             return f"the run has used its {budget.max_seconds:g} active seconds"
-        estimate = estimate_tokens(prompt, self._overhead)
+        estimate = self.estimate_input(prompt)
         room = tokens_left - estimate
         if room < MIN_OUTPUT_TOKENS:
             return (
@@ -466,7 +478,11 @@ class ModelCaller(Generic[OutT]):
         return Reservation(out, estimate, cost)
 
     def call(self, prompt: str, budget: RunBudget, **run_kwargs: Any) -> tuple[OutT, ModelUsage]:
-        """The agent's output for `prompt` and what it cost, or `AgentFailure`."""
+        """The agent's output for `prompt` and what it cost, or `AgentFailure`.
+
+        `attachments=[...]` (`ATTACHMENTS`): content sent after the prompt in the same user
+        message (an image, as `BinaryContent`). The ledger names a call by its prompt alone,
+        so a prompt sent with attachments names them (by their hash)."""
         ledger = budget.ledger if self.metered else None
         key = ledger.key(self.role, self.engine, prompt) if ledger is not None else None
         recorded = self._recorded(ledger, key)
@@ -477,7 +493,7 @@ class ModelCaller(Generic[OutT]):
         for attempt in range(1, self.policy.attempts + 1):
             limits = None
             cap = self.policy.max_output_tokens
-            estimate = estimate_tokens(prompt, self._overhead)
+            estimate = self.estimate_input(prompt)
             if self.metered:
                 reserved = self.reserve(prompt, budget)
                 if isinstance(reserved, str):
@@ -569,8 +585,11 @@ class ModelCaller(Generic[OutT]):
         its request not: the loop counts that one)."""
         if self.agent is None:  # a caller without an agent overrides `send`
             raise NotImplementedError(f"{type(self).__name__} sends its own requests")
+        kwargs = dict(run_kwargs)
+        attached: Sequence[UserContent] = kwargs.pop(ATTACHMENTS, ())
+        user: str | list[UserContent] = [prompt, *attached] if attached else prompt
         result = self.agent.run_sync(
-            prompt, usage=run, usage_limits=limits, capabilities=[_STOP_EARLY], **run_kwargs
+            user, usage=run, usage_limits=limits, capabilities=[_STOP_EARLY], **kwargs
         )
         output: OutT = result.output
         return output

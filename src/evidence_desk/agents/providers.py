@@ -58,6 +58,7 @@ from ..errors import DeskError
 
 if TYPE_CHECKING:
     from anthropic import Anthropic
+    from openai import OpenAI
     from pydantic_ai.models import Model
     from pydantic_ai.models.openai import OpenAIChatModel
 
@@ -275,6 +276,21 @@ def anthropic_client(spec: EngineSpec, key: str | None) -> Anthropic:
             f"The provider '{spec.provider}' needs the provider SDKs: {INSTALL_HINT}"
         ) from exc
     return Anthropic(api_key=key, base_url=spec.base_url, max_retries=0)
+
+
+def openai_client(spec: EngineSpec, key: str | None) -> OpenAI:
+    """The OpenAI SDK's own client, for the request Pydantic AI does not send (an image,
+    `illustrator.py`): the key and base URL `build_model` gives the engine (without one in
+    the name, the SDK reads `OPENAI_BASE_URL`), the SDK's own retries off."""
+    try:
+        from openai import OpenAI
+    except ImportError as exc:
+        raise ProviderSetupError(
+            f"The provider '{spec.provider}' needs the provider SDKs: {INSTALL_HINT}"
+        ) from exc
+    if spec.server.self_hosted:
+        key = key or "not-needed"  # the SDK insists on some key
+    return OpenAI(api_key=key, base_url=spec.base_url, max_retries=0)
 
 
 def _self_hosted(spec: EngineSpec, key: str) -> Model:

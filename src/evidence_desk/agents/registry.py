@@ -1,4 +1,4 @@
-"""Settings → the three agent roles, each on the engine its setting names.
+"""Settings → the agent roles, each on the engine its setting names, and the illustrator.
 
 Every role is the same Pydantic AI agent code (`roles.py`), but for the answerer of an
 `anthropic:` engine in `auto` output mode, which cites (`citations.py`); this module only
@@ -10,6 +10,12 @@ to do.
 The offline answerer and auditor share one in-memory embedding cache, so a sentence the
 answerer embedded is free for the auditor. The offline answerer takes its one setting,
 `relative_date_reach_days`, from here.
+
+The illustrator (`illustrator.py`) exists only when `EVIDENCE_DESK_ILLUSTRATOR` names an
+image engine: an `openai:` or `openai-compatible:` one, since pictures are made through the
+OpenAI Images API; `offline` is refused, there being no offline image model. Its reviewer is
+`EVIDENCE_DESK_ILLUSTRATION_REVIEWER`, else the teacher's engine, and must be a model
+provider's: the offline engine cannot see.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from ..retrieval.embedder import Embedder
 from ..settings import Settings
 from .calls import CallPolicy
 from .citations import CitingAnswerer
+from .illustrator import Illustrator, ImageReviewer, ImagesIllustrator
 from .offline.answerer import RELATIVE_DATE_REACH_DAYS
 from .offline.embedcache import CachedEmbedder
 from .offline.model import OfflineEngine
@@ -37,24 +44,28 @@ from .providers import (
     anthropic_client,
     api_key,
     build_model,
+    openai_client,
     parse_engine,
     require_key,
 )
 from .roles import AgentAnswerer, AgentAuditor, AgentPlanner, AgentTeacher
 
 ROLES = ("planner", "answerer", "auditor", "teacher")
+IMAGE_PROVIDERS = ("openai", "openai-compatible")  # the kinds that serve the Images API
 # Per embedder, one engine per answerer reach (`relative_date_reach_days`).
 _engines: weakref.WeakKeyDictionary[object, dict[int, OfflineEngine]] = weakref.WeakKeyDictionary()
 _caches: weakref.WeakKeyDictionary[object, CachedEmbedder] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 __all__ = [
+    "IMAGE_PROVIDERS",
     "ROLES",
     "Agents",
     "UnknownEngineError",
     "call_policy",
     "offline_engine",
     "resolve",
+    "resolve_illustrator",
     "role_specs",
     "shared_cache",
 ]
@@ -66,6 +77,7 @@ class Agents:
     answerer: AgentAnswerer | CitingAnswerer
     auditor: AgentAuditor
     teacher: AgentTeacher
+    illustrator: Illustrator | None = None  # None: illustrations are off
 
 
 def role_specs(settings: Settings) -> dict[str, EngineSpec]:
@@ -158,7 +170,47 @@ def resolve(settings: Settings, embedder: Embedder) -> Agents:
         teacher=AgentTeacher(
             specs["teacher"].id, models["teacher"], policy, prices, **how("teacher")
         ),
+        illustrator=resolve_illustrator(settings, key, prices, policy),
     )
+
+
+def resolve_illustrator(
+    settings: Settings, key: str | None, prices: PriceTable, policy: CallPolicy
+) -> ImagesIllustrator | None:
+    """The illustrator `settings` name, or None when illustrations are off (see the module
+    docstring). Raises `ValueError` subclasses with one sentence."""
+    name = settings.illustrator.strip()
+    if not name:
+        return None
+    if name.lower() == OFFLINE:
+        raise ProviderSetupError(
+            "There is no offline image model: set EVIDENCE_DESK_ILLUSTRATOR to an image "
+            "engine such as openai:gpt-image-1, or leave it empty to keep illustrations off."
+        )
+    spec = parse_engine(name, "illustrator", settings.base_url)
+    if spec.provider not in IMAGE_PROVIDERS:
+        raise ProviderSetupError(
+            f"The illustrator {spec.id} cannot draw: pictures are made through the OpenAI "
+            "Images API, so use 'openai:<model>' or 'openai-compatible:<model>@<base URL>'."
+        )
+    require_key(spec, "illustrator", key)
+    seen_by = settings.illustration_reviewer.strip() or settings.engine_name("teacher")
+    role = "illustration reviewer"
+    review = parse_engine(seen_by, role, settings.base_url, settings.model_output_mode)
+    if review.provider == OFFLINE:
+        raise ProviderSetupError(
+            "A picture is reviewed by a vision model, and the offline engine cannot see: set "
+            "EVIDENCE_DESK_ILLUSTRATION_REVIEWER to one (e.g. openai:gpt-4.1-mini)."
+        )
+    require_key(review, role, key)
+    model = build_model(review, api_key(review, key))
+    require_mode(review, model, role)
+    named = review.server.named_tool_choice
+    reviewer = ImageReviewer(
+        review.id, model, policy, prices, mode=review.output_mode, named_tool_choice=named
+    )
+    client = openai_client(spec, api_key(spec, key))
+    return ImagesIllustrator(spec, client, settings.illustration_price_usd, reviewer, policy)
 
 
 def require_mode(spec: EngineSpec, model: Model, role: str) -> None:

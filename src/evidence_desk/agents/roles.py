@@ -106,6 +106,8 @@ class _Role(Generic[OutT]):
     tool: ClassVar[str]
     task: ClassVar[str]
     output: type[OutT]
+    # Input tokens each request carries beyond its text (an image), reserved with it.
+    extra_tokens: ClassVar[int] = 0
 
     def __init__(
         self,
@@ -151,7 +153,14 @@ class _Role(Generic[OutT]):
         )
         overhead = self.instructions + json.dumps(agent.output_json_schema())
         self._call = ModelCaller(
-            self.role, engine, agent, self.output, policy, prices, overhead=overhead
+            self.role,
+            engine,
+            agent,
+            self.output,
+            policy,
+            prices,
+            overhead=overhead,
+            extra_tokens=self.extra_tokens,
         )
 
     def _output_spec(

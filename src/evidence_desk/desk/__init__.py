@@ -2,7 +2,8 @@
 
 `Desk` (`facade.py`) is one data directory's desk: ingest, ask, runs, `check`, receipts,
 evaluation, doctor and status. `Workspace` (`workspace/`) is what the web app offers readers
-and editors on the same parts: owner-scoped runs, conversations, reviews, the widget's switch.
+and editors on the same parts: owner-scoped runs, conversations, lessons, notes, reviews, the
+widget's switch.
 The parts both are built on (the store, the index, the embedders, the agents, the pipeline,
 the run records, the executor, the signing key) are made in one place, `parts.py`.
 
@@ -16,6 +17,7 @@ from ..agents.probe import EngineProbe
 from ..runs.records import DISPLAY_STATES, RunSummary, state_words
 from ..runs.state import RunState
 from ..store.accounts import Conversation, OwnedRun, Review, Session, SwitchFlip, User
+from ..store.notes import Note
 from ..store.runs import StoredEvent
 from .drafts import DraftFileError
 from .embedding import Estimate, ReembedSummary
@@ -33,12 +35,15 @@ from .workspace.errors import (
     TooManyAttempts,
     WorkspaceError,
 )
+from .workspace.lessons import Margin
+from .workspace.lessonview import LESSON_CHANGED, LessonView
 from .workspace.review import ReviewResult
 from .workspace.views import held_reasons
 
 __all__ = [
     "DISPLAY_STATES",
     "HELD_NOTICE",
+    "LESSON_CHANGED",
     "ArchivePreparing",
     "AskResult",
     "ChainOutcome",
@@ -49,7 +54,10 @@ __all__ = [
     "Estimate",
     "FetchReport",
     "Forbidden",
+    "LessonView",
+    "Margin",
     "NotFound",
+    "Note",
     "OwnedRun",
     "ReembedSummary",
     "Review",

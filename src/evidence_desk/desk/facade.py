@@ -385,11 +385,18 @@ class Desk:
         """Continue a stored run from the stage it was in (its worker died or was stopped)."""
         return self._runs.resume(run_id, on_event=on_event)
 
-    def explain(self, run_id: str, *, on_event: OnEvent | None = None) -> AskResult:
+    def explain(
+        self, run_id: str, *, on_event: OnEvent | None = None, illustrate: bool = False
+    ) -> AskResult:
         """The lesson of the published answer `run_id` (`runs/teach.py`): its saved lesson
         as it is, else an explanation run of its own, stored as it goes and taken to its end;
-        the result is the lesson's receipt (the answer's, with its `teaching` section)."""
-        return self._runs.explain(run_id, on_event=on_event)
+        the result is the lesson's receipt (the answer's, with its `teaching` section).
+
+        `illustrate`: give the lesson a picture (`runs/illustrate.py`), only on this explicit
+        request and only with `EVIDENCE_DESK_ILLUSTRATOR` set (else a `DeskError`). A saved
+        lesson that was asked to illustrate is returned as it is, with no model call; one
+        that was not is explained again by a new run that illustrates."""
+        return self._runs.explain(run_id, on_event=on_event, illustrate=illustrate)
 
     def cancel(self, run_id: str) -> StoredRun:
         """Stop a running run before its next stage; a finished run is left as it is."""

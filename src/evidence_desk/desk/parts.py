@@ -20,6 +20,7 @@ from ..clock import Clock, system_clock
 from ..errors import DeskError
 from ..retrieval.embedder import Embedder
 from ..runs.deps import PipelineConfig, StageFunction
+from ..runs.illustrate import IllustrationParts
 from ..runs.loop import StoredExecutor
 from ..runs.pipeline import Pipeline
 from ..runs.publish import Publisher
@@ -134,8 +135,19 @@ class Parts:
             config,
             clock=self.clock,
             web=self.web.parts(),
-            teaching=TeachingParts(agents.teacher, self.answer_receipt),
+            teaching=TeachingParts(
+                agents.teacher, self.answer_receipt, illustration=self.illustration
+            ),
         )
+
+    @property
+    def illustration(self) -> IllustrationParts | None:
+        """The illustrate stage's parts: the illustrator the settings name and where shown
+        pictures are kept; None when illustrations are off (`EVIDENCE_DESK_ILLUSTRATOR`)."""
+        illustrator = self.agents.illustrator
+        if illustrator is None:
+            return None
+        return IllustrationParts(illustrator, self.settings.illustrations_dir)
 
     def answer_receipt(self, run_id: str) -> Receipt | None:
         """The sealed receipt of run `run_id`, parsed; None when it has none."""

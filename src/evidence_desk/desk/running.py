@@ -25,6 +25,10 @@ from .parts import Parts
 from .preparing import unfinished
 
 PUBLISHED = (Decision.AUTO_CLEARED, Decision.PUBLISHED_AFTER_PRUNING)
+ILLUSTRATIONS_OFF = (
+    "Illustrations are off: set EVIDENCE_DESK_ILLUSTRATOR to an image engine "
+    "(e.g. openai:gpt-image-1) to illustrate a lesson."
+)
 
 
 @dataclass(frozen=True)
@@ -130,11 +134,20 @@ class Runs:
         runs = self.parts.run_records.explanations(answer_run_id)
         return next((r for r in reversed(runs) if r.status != "cancelled"), None)
 
-    def open_explanation(self, run_id: str, *, owned_by: RunOwner | None = None) -> str:
+    def open_explanation(
+        self, run_id: str, *, owned_by: RunOwner | None = None, illustrate: bool = False
+    ) -> str:
         """The id of the answer's explanation run: its saved one, or a new one opened now,
-        queued (`execute` or `explain` runs it). Only a published answer is explained."""
+        queued (`execute` or `explain` runs it). Only a published answer is explained.
+
+        `illustrate`: the lesson is to have a picture (`runs/illustrate.py`), which needs an
+        illustrator set. A saved explanation that was asked to illustrate is returned as it
+        is, its picture shown or not; one that was not asked opens a new explanation run
+        that illustrates (its teacher and reviews are asked again, on a budget of its own)."""
+        if illustrate and not self.parts.settings.illustrator.strip():
+            raise DeskError(ILLUSTRATIONS_OFF)
         found = self.explanation_of(run_id)
-        if found is not None:
+        if found is not None and (not illustrate or found.opening.get("illustrate")):
             return found.run_id
         answer = self.get(run_id)
         if answer.opening.get("explains"):
@@ -145,14 +158,17 @@ class Runs:
                 f"Run {run_id} has no published answer: only a published answer is explained."
             )
         p = self.parts
-        state = p.pipeline.explaining(run_id, receipt.question)
+        state = p.pipeline.explaining(run_id, receipt.question, illustrate=illustrate)
         p.executor.open(state, owned_by=owned_by)
         return state.run_id
 
-    def explain(self, run_id: str, *, on_event: OnEvent | None = None) -> AskResult:
+    def explain(
+        self, run_id: str, *, on_event: OnEvent | None = None, illustrate: bool = False
+    ) -> AskResult:
         """The lesson receipt of the published answer `run_id`: a saved one as it is (no
-        model is asked again), else its explanation run taken to its end (`runs/teach.py`)."""
-        explanation = self.open_explanation(run_id)
+        model is asked again), else its explanation run taken to its end (`runs/teach.py`);
+        `illustrate` as `open_explanation` says."""
+        explanation = self.open_explanation(run_id, illustrate=illustrate)
         run = self.get(explanation)
         if run.status in ("running", "queued"):
             self.resume(explanation, on_event=on_event)

@@ -5,7 +5,8 @@ A run is a `RunState` (`state.py`) that the stages advance; an executor (`loop.p
 killed run resumes without repeating a model call (`ledger.py`) or a web fetch
 (`effects.py`). What a stage is given and gives back is in `deps.py`; the stages are
 functions in `stages.py` (the archive's), `web.py` (discover and read), `selection.py`,
-`retrieve.py`, `gaps.py` and `publish.py`; `records.py` says how a stored run reads to a person.
+`retrieve.py`, `gaps.py` and `publish.py`; an explanation's in `teach.py` and `illustrate.py`;
+`records.py` says how a stored run reads to a person.
 
 May import `agents/`, `judgment`, `retrieval/`, `sources/`, `trust/` and the shared
 modules (`types`, `errors`, `clock`, `enumerations`, `textutil`), and of `store/` only the

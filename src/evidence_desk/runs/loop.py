@@ -36,7 +36,16 @@ from .stages import STAGE_FUNCTIONS, run_stage
 from .state import RunState
 
 OnEvent = Callable[[str, str, RunState], None]
-OPENING_FIELDS = {"run_id", "created_at", "question", "mode", "attachments", "thread", "explains"}
+OPENING_FIELDS = {
+    "run_id",
+    "created_at",
+    "question",
+    "mode",
+    "attachments",
+    "thread",
+    "explains",
+    "illustrate",
+}
 
 
 def quiet(kind: str, stage: str, state: RunState) -> None:
@@ -81,6 +90,19 @@ def is_dead(owner: str) -> bool:
     return False
 
 
+LESSON_DECISIONS = {"PUBLISHED": "LESSON_PUBLISHED", "WITHHELD": "LESSON_WITHHELD"}
+
+
+def decision_of(stage: str, state: RunState) -> str | None:
+    """The decision a stage records on its run's row: the gate's, for an answer; the
+    teaching review's (`LESSON_PUBLISHED`, `LESSON_WITHHELD`), for an explanation."""
+    if stage == "gate" and state.outcome is not None:
+        return state.outcome.decision.value
+    if stage == "teaching_review" and state.teaching is not None:
+        return LESSON_DECISIONS[state.teaching.decision]
+    return None
+
+
 def stored_stage(
     runs: RunLog,
     owner: str,
@@ -104,7 +126,6 @@ def stored_stage(
     on_event("stage_started", stage, state)
     state = run_stage(stage, state, deps, functions)
     on_event("stage_done", stage, state)
-    outcome = state.outcome if stage == "gate" else None
     runs.stage_finished(
         state.run_id,
         stage,
@@ -113,7 +134,7 @@ def stored_stage(
         state.next_stage,
         owner,
         lease_seconds,
-        decision=outcome.decision.value if outcome else None,
+        decision=decision_of(stage, state),
         failure=state.failure.reason if stage == "gate" and state.failure else None,
     )
     on_event("stage_stored", stage, state)

@@ -105,10 +105,15 @@ class Pipeline:
             new_run_id(now), iso_us(now), question, kind, attachments, thread=thread
         )
 
-    def explaining(self, answer_run_id: str, question: str) -> RunState:
-        """A new explanation run of the published answer `answer_run_id` (`teach.py`)."""
+    def explaining(
+        self, answer_run_id: str, question: str, *, illustrate: bool = False
+    ) -> RunState:
+        """A new explanation run of the published answer `answer_run_id` (`teach.py`),
+        asked to illustrate its lesson when `illustrate` (`illustrate.py`)."""
         now = self.clock()
-        return RunState.explaining(new_run_id(now), iso_us(now), question, answer_run_id)
+        return RunState.explaining(
+            new_run_id(now), iso_us(now), question, answer_run_id, illustrate=illustrate
+        )
 
     def gather(self, question: str, *, mode: str = "quick") -> Gathered:
         """The stages before any agent writes: plan, retrieve, select, coverage."""

@@ -24,6 +24,8 @@ DISPLAY_STATES = (
     "published",
     "held",
     "outside",
+    "explained",
+    "withheld",
     "cancelled",
 )
 
@@ -35,6 +37,8 @@ STATE_WORDS = {
     "published": Decision.AUTO_CLEARED.words,
     "held": Decision.HELD_FOR_REVIEW.words,
     "outside": Decision.OUTSIDE_COVERAGE.words,
+    "explained": "Lesson published",
+    "withheld": "Lesson withheld",
     "cancelled": "Cancelled",
 }
 
@@ -48,6 +52,8 @@ _BY_DECISION = {
     Decision.PUBLISHED_AFTER_PRUNING.value: "published",
     Decision.HELD_FOR_REVIEW.value: "held",
     Decision.OUTSIDE_COVERAGE.value: "outside",
+    "LESSON_PUBLISHED": "explained",  # an explanation run (`teach.py`)
+    "LESSON_WITHHELD": "withheld",
 }
 
 

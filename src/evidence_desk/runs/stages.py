@@ -48,6 +48,7 @@ from ..types import (
 )
 from .deps import Deps, StageFunction, Step
 from .gaps import EXTRA_PASSAGES
+from .illustrate import illustrate_stage
 from .numbering import in_reading_order
 from .retrieve import retrieve_sides
 from .selection import SelectionBounds, kept_hits, select_sources
@@ -278,6 +279,7 @@ STAGE_FUNCTIONS: dict[str, StageFunction] = {
     "gate": gate_stage,
     "teach": teach_stage,
     "teaching_review": teaching_review_stage,
+    "illustrate": illustrate_stage,
 }
 
 

@@ -31,6 +31,7 @@ from ..types import (
     Frozen,
     GateOutcome,
     Hit,
+    Illustration,
     Lesson,
     Plan,
     Quote,
@@ -64,11 +65,14 @@ STAGES: tuple[str, ...] = (
     "gate",
     "teach",
     "teaching_review",
+    "illustrate",
     "publish",
 )
 # The stages of an explanation run (`teach.py`): a run of its own, opened on a published
-# answer, that reads the answer's receipt and nothing else.
-EXPLAIN_STAGES: tuple[str, ...] = ("teach", "teaching_review", "publish")
+# answer, that reads the answer's receipt and nothing else. "illustrate" runs only when the
+# explanation was asked to illustrate, its lesson was published and an illustrator is set
+# (`illustrate.py`).
+EXPLAIN_STAGES: tuple[str, ...] = ("teach", "teaching_review", "illustrate", "publish")
 
 # The stages of an answer's run, in order (an explanation's are its own).
 ANSWER_STAGES: tuple[str, ...] = tuple(s for s in STAGES if s not in EXPLAIN_STAGES[:-1])
@@ -92,6 +96,7 @@ STAGE_OUTPUTS: dict[str, tuple[str, ...]] = {
     "gate": ("claims", "outcome"),
     "teach": ("lesson", "lesson_failure"),
     "teaching_review": ("teaching",),
+    "illustrate": ("illustration",),
     "publish": ("receipt_sha256",),
 }
 
@@ -142,6 +147,12 @@ class RunState(Frozen):
         description="An explanation run: the id of the published answer it explains (its "
         "stages are `EXPLAIN_STAGES`, on that answer's receipt alone).",
     )
+    illustrate: bool = Field(
+        False,
+        description="An explanation run asked to illustrate its lesson (`explain "
+        "--illustrate`): its illustrate stage runs when the lesson is published and an "
+        "illustrator is set.",
+    )
     next_stage: str | None = "plan"
     plan: Plan | None = None
     hits: tuple[tuple[Hit, ...], ...] | None = Field(
@@ -176,6 +187,9 @@ class RunState(Frozen):
     lesson: Lesson | None = Field(None, description="The teach stage's proposed lesson.")
     lesson_failure: str | None = Field(None, description="Why the teacher gave no lesson.")
     teaching: Teaching | None = Field(None, description="The teaching review's lesson.")
+    illustration: Illustration | None = Field(
+        None, description="The illustrate stage's picture, as made and judged."
+    )
     stages: tuple[StageRecord, ...] = ()
     receipt_sha256: str | None = None
 
@@ -207,14 +221,22 @@ class RunState(Frozen):
 
     @classmethod
     def explaining(
-        cls, run_id: str, created_at: str, question: str, answer_run_id: str
+        cls,
+        run_id: str,
+        created_at: str,
+        question: str,
+        answer_run_id: str,
+        *,
+        illustrate: bool = False,
     ) -> RunState:
-        """A new explanation run of the published answer `answer_run_id` (its `question`)."""
+        """A new explanation run of the published answer `answer_run_id` (its `question`),
+        asked to illustrate its lesson when `illustrate`."""
         return cls(
             run_id=run_id,
             created_at=created_at,
             question=question,
             explains=answer_run_id,
+            illustrate=illustrate,
             next_stage=EXPLAIN_STAGES[0],
         )
 

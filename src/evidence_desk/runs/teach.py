@@ -17,8 +17,11 @@ Its stages (`state.EXPLAIN_STAGES`):
   audited in one call, and each block and relation decided by the gate; an auditor that
   fails leaves every part `unreviewed`, and the lesson is withheld. The reviewed lesson's
   hash is recorded with it.
+* `illustrate` (`illustrate.py`), only for a run asked to illustrate whose lesson was
+  published, with an illustrator set: a picture drawn, checked and reviewed, shown or not.
 * `publish`: the lesson's receipt, sealed and chained (`publish.Publisher`), refused when
-  the reviewed lesson no longer matches its hash.
+  the reviewed lesson no longer matches its hash; it carries the `illustration` when the
+  run made one.
 """
 
 from __future__ import annotations
@@ -56,16 +59,19 @@ from ..types import (
     Teaching,
 )
 from .deps import Deps, Step
+from .illustrate import IllustrationParts, illustrates
 from .state import RunState
 
 
 @dataclass(frozen=True)
 class TeachingParts:
-    """What an explanation run needs beyond a run's parts: the teacher, and the sealed
-    receipt of a published answer by its run id (None when it has none)."""
+    """What an explanation run needs beyond a run's parts: the teacher, the sealed receipt
+    of a published answer by its run id (None when it has none), and the illustrator's
+    parts (None: illustrations are off)."""
 
     teacher: Teacher
     answer_receipt: Callable[[str], Receipt | None]
+    illustration: IllustrationParts | None = None
 
 
 class NotExplainable(LookupError):
@@ -146,7 +152,8 @@ def teaching_review_stage(state: RunState, deps: Deps) -> Step:
         reason=reason,
         lesson_sha256=lesson_hash(blocks, relations),
     )
-    return Step({"teaching": teaching}, "publish", audited.usage, failure)
+    after = "illustrate" if illustrates(state, deps, decision) else "publish"
+    return Step({"teaching": teaching}, after, audited.usage, failure)
 
 
 @dataclass(frozen=True)
@@ -259,7 +266,8 @@ def _teacher_engine(state: RunState, deps: Deps) -> str:
 
 def lesson_receipt(state: RunState, answer: Receipt) -> Receipt:
     """The unsealed receipt of an explanation run: the answer's receipt as it was sealed,
-    with this run's id and time, and the reviewed lesson as its `teaching` section."""
+    with this run's id and time, the reviewed lesson as its `teaching` section, and its
+    `illustration` when the run made one (shown or not)."""
     if state.teaching is None:
         raise RuntimeError(f"Run {state.run_id} has no reviewed lesson to publish.")
     teaching = state.teaching
@@ -271,6 +279,8 @@ def lesson_receipt(state: RunState, answer: Receipt) -> Receipt:
     body.update(run_id=state.run_id, created_at=state.created_at)
     body["teaching"] = teaching.model_dump(mode="json")
     body["teaching_stages"] = [s.model_dump(mode="json") for s in state.stages]
+    if state.illustration is not None:
+        body["illustration"] = state.illustration.model_dump(mode="json")
     return Receipt.model_validate(body)
 
 

@@ -1,10 +1,10 @@
 """The web app: one FastAPI application over one `Desk`.
 
 `create_app(desk)` wires the guard (`security.py`), the routes of readers (`reader.py`),
-editors (`editor.py`) and the widget (`widget.py`), the templates and static files, and the
-run executor (`jobs.py`). The app talks only to the desk and its workspace. Every refusal is
-one sentence: a JSON `{"error": ...}` for the API (paths under `/api/`) and for anything
-that asked for JSON, a small page otherwise.
+their lessons and notes (`lessons.py`), editors (`editor.py`) and the widget (`widget.py`),
+the templates and static files, and the run executor (`jobs.py`). The app talks only to the
+desk and its workspace. Every refusal is one sentence: a JSON `{"error": ...}` for the API
+(paths under `/api/`) and for anything that asked for JSON, a small page otherwise.
 
 A desk still preparing its archive (`serve --sample` on an empty data directory,
 `desk/preparing.py`) serves at once: every page shows the progress (`preparing.py`), a
@@ -187,10 +187,11 @@ def create_app(desk: Desk, *, run_threads: int = 2, warm: bool = True) -> FastAP
     app.state.views = ViewCache()
     install_errors(app)
 
-    from . import auth, editor, preparing, reader, widget
+    from . import auth, editor, lessons, preparing, reader, widget
 
     app.include_router(preparing.router)
     app.include_router(reader.router)
+    app.include_router(lessons.router)
     app.include_router(auth.router)
     app.include_router(editor.router)
     app.include_router(widget.router)

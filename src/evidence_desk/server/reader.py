@@ -5,6 +5,9 @@ shows the stored stages and, once the run has one, the answer with its citations
 still going refreshes itself. With JavaScript the page follows the run's server-sent events
 (`/runs/{id}/events`), replayed from the stored events after a reload or a dropped
 connection (`Last-Event-ID`). The JSON API under `/api/` offers the same records.
+Beside a run, its reader's margin (`margin_html`): the Explain button of a published answer
+and the reader's own notes, rendered for each request into a kept page (their routes are
+`lessons.py`'s).
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ class ViewCache:
 
 
 CSRF_SLOT = "\x00csrf\x00"  # where a cached page gets the reader's own token
+MARGIN_SLOT = "\x00margin\x00"  # where it gets the reader's margin (notes, the lesson)
 
 
 def render(request: Request, name: str, who: Who | None, csrf: str, **context: Any) -> str:
@@ -87,6 +91,14 @@ def page(
 ) -> HTMLResponse:
     html = render(request, name, who, who.csrf if who else "", **context)
     return HTMLResponse(html, status_code=status)
+
+
+async def margin_html(request: Request, who: Who, run_id: str, back: str) -> str:
+    """The margin of a run's page for `who` (`_margin.html`): the Explain button of a
+    published answer, and their own notes with their forms; `back`: the page's path."""
+    ws = workspace_of(request)
+    margin = await run_in_threadpool(ws.margin, who.user, run_id)
+    return render(request, "_margin.html", who, who.csrf, margin=margin, back=back)
 
 
 def to_json(value: Any) -> Any:
@@ -175,11 +187,14 @@ async def run_page(request: Request, run_id: str, who: Reader) -> HTMLResponse:
             live=run.state in LIVE,
             conversation=conv,
             followup_hint=await run_in_threadpool(ws.followup_hint, conv),
+            margin=MARGIN_SLOT,
         )
         body = html.encode()
         if key:
             cache.put(slot, body)
-    return HTMLResponse(body.replace(CSRF_SLOT.encode(), who.csrf.encode()))
+    margin = await margin_html(request, who, run_id, f"/runs/{run_id}")
+    body = body.replace(CSRF_SLOT.encode(), who.csrf.encode())
+    return HTMLResponse(body.replace(MARGIN_SLOT.encode(), margin.encode()))
 
 
 @router.get(
@@ -364,6 +379,9 @@ async def api_thread(request: Request, conv_id: str, who: Reader) -> dict[str, A
     return {
         "conversation": to_json(thread.conversation),
         "runs": [run_json(r) for r in thread.runs],
+        "lessons": {
+            answer: f"/api/runs/{lesson}/lesson" for answer, lesson in thread.lessons.items()
+        },
     }
 
 

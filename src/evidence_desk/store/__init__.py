@@ -8,6 +8,7 @@
 * `runs.py` — runs as records: the run row, its finished stages, its event log, its owner.
 * `snapshots.py` — page snapshots and each run's record of its web effects.
 * `accounts.py` — people, sessions, conversations, who asked which run, reviews, the switch.
+* `notes.py` — a reader's notes on their runs, read back by that reader alone.
 * `migrations.py` — the schema as ordered, named migrations.
 * `rows.py` — the shapes the store returns (`DocumentMeta`, `IndexRows`, `StoredReceipt`).
 * `embedding_cache.py` — vectors by (model, precision, text hash), shared across data dirs.

@@ -1,5 +1,5 @@
-"""The workspace's records: people, sessions, conversations, who asked which run, reviews and
-the widget's kill switch.
+"""The workspace's records: people, sessions, conversations, who asked which run, reviews,
+readers' notes (`notes.py`) and the widget's kill switch.
 
 A session is stored by the SHA-256 of its opaque id, never the id itself: a copy of the
 database lets nobody sign in as anyone. A session is live until it expires or is revoked.
@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..clock import Clock, iso_ms, iso_seconds, system_clock
+from . import notes
+from .notes import Note
 from .rows import Channel
 from .runs import OWNER_COLUMNS, Transaction
 
@@ -251,6 +253,13 @@ def new_conversation(
     return conv
 
 
+# A conversation's questions are its answers' runs: a lesson (an explanation run, kept in the
+# conversation of the answer it explains) asks nothing new.
+def _asked(runs: str) -> str:
+    """The condition that the run aliased `runs` asks a question (it explains no answer)."""
+    return f"json_extract({runs}.opening, '$.explains') IS NULL"
+
+
 def conversation(
     db: sqlite3.Connection, conv_id: str, owner_id: str, recent: int = 4
 ) -> Conversation | None:
@@ -264,7 +273,7 @@ def conversation(
         return None
     asked = db.execute(
         "SELECT r.question FROM run_owners o JOIN runs r ON r.run_id = o.run_id "
-        "WHERE o.conv_id = ? ORDER BY o.asked_at DESC, o.run_id DESC LIMIT ?",
+        f"WHERE o.conv_id = ? AND {_asked('r')} ORDER BY o.asked_at DESC, o.run_id DESC LIMIT ?",
         (conv_id, max(recent, 0)),
     ).fetchall()
     return Conversation(row[0], row[1], row[2], row[3], tuple(q for (q,) in reversed(asked)))
@@ -272,8 +281,13 @@ def conversation(
 
 # The latest run of each conversation, and the review that closed it (if it was held).
 _LATEST = (
-    "SELECT o.run_id FROM run_owners o WHERE o.conv_id = c.conv_id "
-    "ORDER BY o.asked_at DESC, o.run_id DESC LIMIT 1"
+    "SELECT o.run_id FROM run_owners o JOIN runs x ON x.run_id = o.run_id "
+    f"WHERE o.conv_id = c.conv_id AND {_asked('x')} ORDER BY o.asked_at DESC, o.run_id DESC "
+    "LIMIT 1"
+)
+_QUESTIONS = (
+    "SELECT COUNT(*) FROM run_owners n JOIN runs x ON x.run_id = n.run_id "
+    f"WHERE n.conv_id = c.conv_id AND {_asked('x')}"
 )
 _CLOSING_REVIEW = (
     "SELECT v.action FROM reviews v WHERE v.held_run_id = r.run_id AND (v.action IN "
@@ -288,7 +302,7 @@ def conversations_of(
     """The owner's conversations, newest first, each with its latest run (one query)."""
     rows = db.execute(
         "SELECT c.conv_id, c.owner_id, c.created_at, c.title, "
-        "(SELECT COUNT(*) FROM run_owners n WHERE n.conv_id = c.conv_id), "
+        f"({_QUESTIONS}), "
         f"r.mode, r.status, r.decision, ({_CLOSING_REVIEW}), l.asked_at "
         f"FROM conversations c LEFT JOIN run_owners l ON l.run_id = ({_LATEST}) "
         "LEFT JOIN runs r ON r.run_id = l.run_id "
@@ -500,6 +514,23 @@ class Accounts:
     def conversation_runs(self, conv_id: str) -> list[OwnedRun]:
         with self._read() as db:
             return conversation_runs(db, conv_id)
+
+    def add_note(self, owner_id: str, run_id: str, text: str, *, limit: int) -> Note | None:
+        """A new note of `owner_id` on `run_id`; None when they already keep `limit` there."""
+        with self._write() as db:
+            if notes.count_notes(db, owner_id, run_id) >= limit:
+                return None
+            return notes.add_note(db, self.clock(), owner_id, run_id, text)
+
+    def notes(self, owner_id: str, run_id: str) -> list[Note]:
+        """The owner's notes on the run, oldest first (no one else's)."""
+        with self._read() as db:
+            return notes.notes_of(db, owner_id, run_id)
+
+    def delete_note(self, owner_id: str, note_id: str) -> Note | None:
+        """Delete the owner's note; the note deleted, or None when they have no such note."""
+        with self._write() as db:
+            return notes.delete_note(db, owner_id, note_id)
 
     def add_review(self, review: Review) -> Review:
         with self._write() as db:

@@ -295,6 +295,25 @@ def m008_web_sources(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m009_notes(db: sqlite3.Connection) -> None:
+    # A reader's notes on their runs (`notes.py`): each kept under its owner and its run (an
+    # answer or a lesson), read back by that owner alone; nothing but the pages reads them.
+    # And the lesson of an answer found by index.
+    db.execute(
+        """CREATE TABLE notes (
+            note_id TEXT PRIMARY KEY,
+            owner_id TEXT NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            created_at TEXT NOT NULL,
+            text TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX notes_owner_run ON notes(owner_id, run_id, created_at)")
+    # An answer's page asks for its lesson on every view (`runs.explanations`): by index.
+    db.execute("CREATE INDEX runs_explains ON runs(json_extract(opening, '$.explains'))")
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every pending migration in order; returns the names applied now.
 

@@ -123,7 +123,7 @@ def render_svg(edges: Sequence[DiagramEdge], *, title: str, description: str) ->
     prefix = diagram_id(edges, title=title, description=description)
     width, height = layout.width, layout.height
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="group" '
         f'aria-labelledby="{prefix}-title {prefix}-desc" viewBox="0 0 {width} {height}" '
         f'width="{width}" height="{height}" font-family="{_FONT}" class="teaching-diagram">',
         f'<title id="{prefix}-title">{escape(title)}</title>',

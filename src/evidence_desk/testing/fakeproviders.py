@@ -88,6 +88,10 @@ starts with the rule's name; it is recorded in `rejected` and uses no scripted r
   and not on others;
 * `no_citations_with_output_format`: cited search results with an `output_config.format`.
 
+Images (OpenAI): the Chat and Responses servers also serve the Images API
+(`POST /v1/images/generations`, `fakeimages.py`) from the same script: `Reply.image(data)`
+answers with `data` as the image (any bytes), and errors, rate limits and hangs as anywhere.
+
 Citations (Anthropic): `Reply.cited_text(...)` answers with text blocks (`CitedText`), each
 citing text blocks of the request's `search_result` blocks as the Messages API does: a
 `search_result_location` with the result's `search_result_index` (counted across the
@@ -110,7 +114,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-from . import fakeanthropic, fakechat, fakeresponses
+from . import fakeanthropic, fakechat, fakeimages, fakeresponses
 from .fakeanthropic import cited_block
 from .fakebodies import (
     Call,
@@ -134,7 +138,7 @@ from .fakerules import (
     tool_names,
 )
 
-_ReplyKind = Literal["tool", "text", "raw", "several", "error", "hang", "cited"]
+_ReplyKind = Literal["tool", "text", "raw", "several", "error", "hang", "cited", "image"]
 
 WIRES: dict[Protocol, Wire] = {
     "chat": fakechat.WIRE,
@@ -185,6 +189,12 @@ class Reply:
         the request's search results (a plain string: a block that cites nothing)."""
         texts = tuple(b if isinstance(b, CitedText) else CitedText(b) for b in blocks)
         return Reply("cited", cited=texts, usage=usage)
+
+    @staticmethod
+    def image(data: bytes = b"", *, b64: str | None = None) -> Reply:
+        """Answer an Images API request with `data` as its one image (any bytes, base64
+        encoded), or with the text `b64` as its `b64_json`, verbatim."""
+        return Reply("image", content=fakeimages.encoded(data) if b64 is None else b64)
 
     @staticmethod
     def output(
@@ -457,11 +467,13 @@ class FakeProvider:
             if self.models_error is not None:
                 return self._error(self.models_error, "scripted model-list error")
             return _Response(200, self.wire.models(self.models))
-        if route != self.wire.endpoint:
+        images = route == fakeimages.ENDPOINT and self.protocol in fakeimages.PROTOCOLS
+        if route != self.wire.endpoint and not images:
             return self._error(404, f"Unknown request URL: {method} {route}")
         if not isinstance(parsed, dict):
             return self._error(400, "The request body is not a JSON object.")
-        broken = broken_rule(self.protocol, body) if self.validate else None
+        rules = fakeimages.broken_image_rule if images else broken_rule
+        broken = rules(self.protocol, body) if self.validate else None
         if broken is not None:
             rule, why = broken
             with self._lock:
@@ -470,7 +482,7 @@ class FakeProvider:
         if body.get("stream") is True:
             return self._error(400, _STREAMING_REFUSED)
         try:
-            return self._answer(self._next_reply(body), body, len(raw))
+            return self._answer(self._next_reply(body), body, len(raw), images=images)
         except Exception as exc:
             # A broken script or request must reach the test as an answer, not a dropped socket.
             return self._error(500, f"fake server could not answer: {exc!r}")
@@ -485,14 +497,19 @@ class FakeProvider:
             return Reply.error(500, "script exhausted")
         return self._script[index]
 
-    def _answer(self, reply: Reply, body: dict[str, Any], body_size: int) -> _Response:
+    def _answer(
+        self, reply: Reply, body: dict[str, Any], body_size: int, *, images: bool = False
+    ) -> _Response:
         if reply.kind == "hang":
             # Stopping the server ends a hang early so the test does not wait for it.
             self._stopping.wait(reply.seconds)
-            return self._answer(reply.then or Reply.error(500, "hang ended"), body, body_size)
+            then = reply.then or Reply.error(500, "hang ended")
+            return self._answer(then, body, body_size, images=images)
         try:
             if reply.kind == "error":
                 return self._problem(reply, body)
+            if images or reply.kind == "image":
+                return self._image(reply, body, images)
             payload, written = self._completion(reply, body)
         except ScriptError as exc:
             return self._error(500, str(exc))
@@ -516,6 +533,16 @@ class FakeProvider:
             min(reply.cache_write_tokens, tokens[0] - cached),
         )
         return _Response(200, self.wire.body(self.new_id, body, payload, usage))
+
+    def _image(self, reply: Reply, body: dict[str, Any], images: bool) -> _Response:
+        """An Images API answer (`fakeimages.py`); an image only answers an images request."""
+        if not images:
+            raise ScriptError("Reply.image answers an Images API request only")
+        if reply.kind != "image":
+            raise ScriptError(
+                f"an Images API request needs Reply.image, not a {reply.kind!r} reply"
+            )
+        return _Response(200, fakeimages.images_body(body, reply.content))
 
     def _completion(self, reply: Reply, body: dict[str, Any]) -> tuple[Turn, str]:
         """What the model says: tool calls or text, and the characters it wrote."""

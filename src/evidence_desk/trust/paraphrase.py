@@ -226,6 +226,7 @@ class _Sentence:
     words: tuple[str, ...]  # folded, outside the frame, quotes included
     names: frozenset[str]  # of those, written with a capital where no sentence starts
     every: frozenset[str]  # every word of the sentence, its frame's too
+    ordered: tuple[str, ...] = ()  # every word of the sentence, in order
 
 
 def _sentence(claim: DraftClaim, units: Sequence[Unit]) -> _Sentence:
@@ -241,7 +242,8 @@ def _sentence(claim: DraftClaim, units: Sequence[Unit]) -> _Sentence:
         for t in tokens(text)
         if text[t.start].isupper() and not _INITIAL.search(text[: t.start])
     )
-    return _Sentence(tuple(words), names, frozenset(t.word for t in tokens(text)))
+    every = tuple(t.word for t in tokens(text))
+    return _Sentence(tuple(words), names, frozenset(every), every)
 
 
 def _judge(
@@ -623,7 +625,24 @@ _PRONOUNS = vocabulary("he she they him her them his their")
 # How far a name may stand from its verb and still be read as its subject or object.
 _SUBJECT_GAP = 1
 _OBJECT_GAP = 2
-_PASSIVE = frozenset({"by"})
+_AGENT = frozenset({"by"})
+_BE = frozenset({"is", "are", "was", "were", "be", "been", "being"})
+
+
+# A word after one of these is a noun, whatever verb it could also be (`the harbor`).
+_DETERMINERS = frozenset(
+    "a an the this that these those its his her their our my your of each every".split()
+)
+
+
+def _passive(words: Sequence[str], at: int) -> bool:
+    """The verb at `at` is passive: a form of `be` just before it, or `by` just after."""
+    return (at > 0 and words[at - 1] in _BE) or bool(_AGENT & set(words[at + 1 : at + 3]))
+
+
+def _not_a_verb(words: Sequence[str], at: int) -> bool:
+    """The word at `at` reads as a noun here: a determiner stands just before it."""
+    return at > 0 and words[at - 1] in _DETERMINERS
 
 
 def _roles(
@@ -632,17 +651,19 @@ def _roles(
     """Who does what to whom stays as the spans have it: where a span has a name of the
     sentence just before a verb the sentence shares (its subject, `Sherlock supported`) or
     just after it (its object), the sentence has that name on the same side of that verb,
-    unless the sentence turns it passive (`by` after the verb). Without this, `many studies
-    supported Sherlock` rests on `Sherlock supported many studies`: the same words, anchors
-    and polarity, the roles turned round."""
-    said = list(sentence.words)
+    unless the sentence or the span is passive (`by` after the verb, `be` before it).
+    Without this, `many studies supported Sherlock` rests on `Sherlock supported many
+    studies`: the same words, anchors and polarity, the roles turned round."""
+    said = list(sentence.ordered)
     for first, last in spans:
         toks = [t.word for t in words.toks[first : last + 1]]
         for k, verb in enumerate(toks):
             if verb in sentence.names or not verb_lemmas(verb):
                 continue
             at = next((i for i, w in enumerate(said) if variant(verb, w, STOP)), None)
-            if at is None or _PASSIVE & set(said[at + 1 : at + 1 + _OBJECT_GAP + 1]):
+            if at is None or _passive(said, at) or _passive(toks, k):
+                continue
+            if _not_a_verb(said, at) or _not_a_verb(toks, k):
                 continue
             before = [w for w in toks[max(k - _SUBJECT_GAP - 1, 0) : k] if w in sentence.names]
             after = [w for w in toks[k + 1 : k + 2 + _OBJECT_GAP] if w in sentence.names]

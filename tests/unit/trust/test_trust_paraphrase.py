@@ -571,9 +571,7 @@ def test_a_list_named_in_a_writers_words_leaves_out_every_with_its_person() -> N
         ),
         (
             "Many research studies with separate flight data supported Sherlock [S1].",
-            (
-                "While in development, Sherlock supported many research studies with separate flight data",
-            ),
+            ("Sherlock supported many research studies with separate flight data",),
         ),
     ],
 )

@@ -412,7 +412,12 @@ def test_the_absence_and_question_rules() -> None:
     assert absent_problems(("national  laboratories",), [SOURCE]) == [
         'passage 1978-Carter#0 mentions "national laboratories"'
     ]
-    assert absent_problems(("labor",), [SOURCE]) == []  # a whole word, not a part of one
+    # any form of a word mentions it: "laboratories" mentions "labor", a safe excess
+    assert absent_problems(("labor", "opposition"), [SOURCE]) == [
+        'passage 1978-Carter#0 mentions "labor"'
+    ]
+    assert absent_problems(("Energies",), [SOURCE]) == ['passage 1978-Carter#0 mentions "Energies"']
+    assert absent_problems(("--",), [SOURCE]) == ["it names no term the sources lack"]
     assert not_said_sentence(("a", "b", "c")) == (
         'None of the passages this answer rests on mentions "a", "b" or "c".'
     )

@@ -29,7 +29,12 @@ from typing import cast
 from ...textutil import sentence_spans
 from ...trust.checks import EvidenceSource
 from ...trust.claims import strip_markers
-from ...trust.teaching import RELATION_FORMS, question_problems, speaker_names
+from ...trust.teaching import (
+    RELATION_FORMS,
+    absent_problems,
+    question_problems,
+    speaker_names,
+)
 from ...types import Claim, Lesson, LessonBlock, Relation, RelationKind, Source
 from .answerer import gate_accepts
 from .compose import Voice, clean, quoted, voice
@@ -207,15 +212,16 @@ class _Writer:
     def absent(self, question: str) -> tuple[str, ...]:
         """Up to two terms of the question, or of a reader's next questions, that no
         retained passage holds."""
-        text = " ".join(p.text for s in self.sources for p in s.passages).lower()
         meta = " ".join(
             [*(s.title for s in self.sources), *(n for s in self.sources for n in s.names)]
         )
-        held = set(_words(text)) | {w.lower() for w in _words(meta)}
+        named = {w.lower() for w in _words(meta)}  # the speaker and the title are no news
         asked = [w.lower() for w in _words(question) if len(w) > 3]
-        terms = [w for w in asked if w not in _QUESTION_STOP and w not in held]
-        terms += [w for w in NEXT_QUESTIONS if w not in held and not re.search(rf"\b{w}", text)]
-        return tuple(dict.fromkeys(terms))[:2]
+        terms = [w for w in asked if w not in _QUESTION_STOP and w not in named]
+        terms += list(NEXT_QUESTIONS)
+        # The review's own rule: no retained passage holds the word in any form.
+        lacking = [t for t in dict.fromkeys(terms) if not absent_problems([t], self.sources)]
+        return tuple(lacking[:2])
 
     def check(self, question: str, kept: Sequence[Claim]) -> LessonBlock | None:
         """A question in the reader's own terms, answered by a kept sentence whose source
@@ -285,8 +291,10 @@ def _topic(question: str, quote: str) -> str:
     for i in range(len(words)):
         for j in range(len(words), i, -1):
             run = words[i:j]
-            while run and run[0].lower() in _QUESTION_STOP:
+            while run and run[0].lower() in _QUESTION_STOP and run[0].lower() != "the":
                 run = run[1:]
+            if run and run[0].lower() == "the" and (len(run) == 1 or not run[1][:1].isupper()):
+                run = run[1:]  # "the" stays only before a name: "the Northern Ferry Service"
             while run and run[-1].lower() in _QUESTION_STOP:
                 run = run[:-1]
             phrase = " ".join(run)

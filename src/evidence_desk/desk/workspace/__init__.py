@@ -2,7 +2,9 @@
 
 Readers ask (a run opens at once and is executed later, by the web app's executor), follow
 a run's stored events, read its answer and sources, keep conversations and download
-receipts. Editors review held runs (`review.py`), watch a dashboard and pull the widget's
+receipts. A reader explains their published answers and reads the lessons (`lessons.py`),
+and keeps notes on their answers and lessons that only they see and no model ever reads
+(`notes.py`). Editors review held runs (`review.py`), watch a dashboard and pull the widget's
 kill switch. Every record a reader reaches goes through `_owned`: another reader's run,
 conversation or receipt is `NotFound`, exactly like one that does not exist. Editors may
 read every run (they review them). It is built on the same `Parts` and `Runs` as the desk
@@ -15,15 +17,19 @@ import dataclasses
 import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ...errors import DeskError
 from ...store.accounts import Conversation, OwnedRun, SwitchFlip, User
+from ...store.notes import Note
 from ...store.rows import Channel, RunOwner
 from ...store.runs import StoredEvent
 from .errors import Forbidden, NotFound, TooLarge, WorkspaceError, shown
+from .lessons import Lessons, Margin
+from .lessonview import LessonView
+from .notes import Notes
 from .people import People
 from .review import ReviewResult, StandardsDesk
 from .threads import ThreadSummary, followup_hint, thread_summary
@@ -65,8 +71,12 @@ class RunPage:
 
 @dataclass(frozen=True)
 class Thread:
+    """A conversation: its answers' runs in order, and each answer's lesson by its run id
+    (a lesson is kept in its answer's conversation, not listed as a question)."""
+
     conversation: Conversation
     runs: list[RunPage]
+    lessons: dict[str, str] = field(default_factory=dict)
 
 
 def _count(n: int) -> str:
@@ -86,6 +96,8 @@ class Workspace:
         self.settings = parts.settings
         self.accounts = parts.store.accounts_on(parts.clock)
         self.people = People(self.accounts, parts.settings)
+        self.lessons = Lessons(parts, runs, self.accounts, self._owned)
+        self.notebook = Notes(self.accounts)
 
     @cached_property
     def standards(self) -> StandardsDesk:
@@ -288,8 +300,36 @@ class Workspace:
         conv = self.accounts.conversation(conv_id, user.user_id)
         if conv is None:
             raise NotFound("There is no such conversation.")
-        runs = [self.run_page(user, o.run_id) for o in self.accounts.conversation_runs(conv_id)]
-        return Thread(conv, runs)
+        owned = self.accounts.conversation_runs(conv_id)
+        lessons, lesson_runs = self.lessons.in_conversation(owned)
+        runs = [self.run_page(user, o.run_id) for o in owned if o.run_id not in lesson_runs]
+        return Thread(conv, runs, lessons)
+
+    # ------------------------------------------------------------------ lessons and notes
+
+    def explain(self, user: User, run_id: str) -> str:
+        """The lesson run of `user`'s published answer `run_id`: the saved one, or a new one
+        opened now in the answer's conversation (queued: the web app's executor runs it)."""
+        return self.lessons.explain(user, run_id)
+
+    def lesson(self, user: User, run_id: str) -> LessonView:
+        """The lesson run `run_id` (or an answer's saved lesson) as `user` may see it."""
+        return self.lessons.lesson(user, run_id)
+
+    def margin(self, user: User, run_id: str) -> Margin:
+        """Beside a run's page: may it be explained, its lesson, and the reader's notes."""
+        return self.lessons.margin(user, run_id, self.notebook.mine(user, run_id))
+
+    def add_note(self, user: User, run_id: str, text: str) -> Note:
+        """Keep a note on the reader's own run; no model provider is ever sent it."""
+        return self.notebook.add(user, run_id, text)
+
+    def notes(self, user: User, run_id: str) -> list[Note]:
+        """The reader's notes on their own run, oldest first."""
+        return self.notebook.of(user, run_id)
+
+    def delete_note(self, user: User, note_id: str) -> None:
+        self.notebook.delete(user, note_id)
 
     # ------------------------------------------------------------------ coverage
 
@@ -358,6 +398,8 @@ class Workspace:
             if stored is None:
                 continue
             receipt = json.loads(stored.json)
+            if receipt.get("teaching") is not None:
+                continue  # a lesson's run passes no gate (its row has no decision): not held
             out.append(
                 {
                     "run_id": summary.run_id,
@@ -407,6 +449,11 @@ class Workspace:
         for stored in self._receipts():
             body = json.loads(stored.json)
             if body.get("review"):
+                continue
+            if body.get("teaching"):  # a lesson: the answer it repeats was counted already
+                own = body.get("teaching_stages") or []
+                spend += sum(float(s.get("estimated_spend_usd") or 0.0) for s in own)
+                calls += sum(int(s.get("calls") or 0) for s in own)
                 continue
             per_day.setdefault(stored.created_at[:10], Counter())[stored.decision] += 1
             usage = body.get("usage") or {}

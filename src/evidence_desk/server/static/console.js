@@ -31,8 +31,11 @@ function stageRow(list, stage) {
   return row;
 }
 
+// The page to read the finished run from: the console's `data-page` (a lesson's page), else
+// the run's own page.
 async function showAnswer(runId) {
-  const response = await fetch(`/runs/${encodeURIComponent(runId)}`, { headers: { accept: "text/html" } });
+  const url = consoleEl.dataset.page || `/runs/${encodeURIComponent(runId)}`;
+  const response = await fetch(url, { headers: { accept: "text/html" } });
   if (!response.ok) return;
   const doc = new DOMParser().parseFromString(await response.text(), "text/html");
   const fresh = doc.getElementById("answer-slot");

@@ -18,9 +18,10 @@ import struct
 import zlib
 from dataclasses import dataclass
 
+from ..trust.teaching import PICTURE_SIDES
+
 MAX_IMAGE_BYTES = 4 * 1024 * 1024
-MIN_SIDE = 256
-MAX_SIDE = 4096
+MIN_SIDE, MAX_SIDE = PICTURE_SIDES  # the bounds receipt verify re-checks
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"

@@ -36,6 +36,7 @@ from ..agents.illustrator import Illustrator
 from ..agents.images import NotAnImage
 from ..agents.prompts import illustration_prompt
 from ..trust.claims import strip_markers
+from ..trust.teaching import picture_problems
 from ..types import PICTURE_SUFFIXES, Illustration, ImageReview, Teaching
 from .deps import Deps, Step
 from .state import RunState
@@ -149,9 +150,13 @@ def illustrate_stage(state: RunState, deps: Deps) -> Step:
         reason = f"Not shown: the picture has no review. {failure.reason}"
         return _step(made, reason, usage + failure.usage, failure.reason)
     shown, reason = picture_decision(seen.value)
+    made = made.model_copy(update={"review": seen.value})
+    problems = picture_problems(made)  # the rule `receipt verify` re-checks (trust/)
+    if shown and problems:
+        shown, reason = False, f"Not shown: {problems[0]}."
     if shown:
         keep_picture(parts.folder, drawn.value.sha256, facts.media_type, image)
-    made = made.model_copy(update={"review": seen.value, "shown": shown})
+    made = made.model_copy(update={"shown": shown})
     return _step(made, reason, usage + seen.usage)
 
 

@@ -35,6 +35,7 @@ from ..types import (
     BlockReview,
     Claim,
     Decision,
+    Illustration,
     LessonDecision,
     Receipt,
     Relation,
@@ -346,4 +347,48 @@ def teaching_problems(receipt: Receipt) -> list[str]:
         )
     if teaching.decision == "PUBLISHED" and receipt.decision not in PUBLISHING:
         problems.append("The lesson is published but the answer it explains is not.")
+    problems += illustration_problems(receipt, teaching)
     return problems
+
+
+# --------------------------------------------------------------------------- pictures
+
+# Each side of a picture, in pixels, that code accepts (`agents/images.py` reads the bytes).
+PICTURE_SIDES = (256, 4096)
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def picture_problems(illustration: Illustration) -> list[str]:
+    """Why a lesson's picture may not be shown: its bytes' facts out of bounds, no review,
+    or a review that found text, more than the lesson, or anything misleading. A model's
+    review is advice that only ever keeps a picture back."""
+    problems: list[str] = []
+    low, high = PICTURE_SIDES
+    if not _SHA256.match(illustration.image_sha256) or illustration.media_type not in (
+        "image/png",
+        "image/jpeg",
+    ):
+        problems.append("it has no image of a known kind")
+    if not (low <= illustration.width <= high and low <= illustration.height <= high):
+        problems.append(f"its sides are not within {low} to {high} pixels")
+    review = illustration.review
+    if review is None:
+        problems.append("it was not reviewed")
+    elif review.shows_text or review.misleading or not review.depicts_only_the_lesson:
+        problems.append("its review found text, more than the lesson, or something misleading")
+    return problems
+
+
+def illustration_problems(receipt: Receipt, teaching: Teaching) -> list[str]:
+    """A lesson receipt's `illustration`, re-checked: a picture is shown only when
+    `picture_problems` finds nothing and the lesson itself is published."""
+    raw = (receipt.model_extra or {}).get("illustration")
+    if raw is None:
+        return []
+    try:
+        illustration = Illustration.model_validate(raw)
+    except ValueError:
+        return ["The lesson's illustration is not a valid record."]
+    if illustration.shown and (picture_problems(illustration) or teaching.decision != "PUBLISHED"):
+        return ["The lesson's picture is marked shown, but its checks and review do not allow it."]
+    return []

@@ -32,9 +32,11 @@ from evidence_desk.runs.teach import (
 )
 from evidence_desk.trust.teaching import (
     absent_problems,
+    illustration_problems,
     lesson_decision,
     lesson_hash,
     not_said_sentence,
+    picture_problems,
     question_problems,
     relation_decision,
     relation_problems,
@@ -49,6 +51,8 @@ from evidence_desk.types import (
     Decision,
     EngineIds,
     GatePolicy,
+    Illustration,
+    ImageReview,
     Lesson,
     LessonBlock,
     Plan,
@@ -499,3 +503,57 @@ def test_a_speaker_relation_still_needs_its_other_checks_and_no_contradiction() 
     assert not relation_decision(PLAN, hidden, Decision.HELD_FOR_REVIEW, speaker)
     wrong_verb = PLAN.model_copy(update={"verb": "opposed"})
     assert not relation_decision(wrong_verb, claim, Decision.HELD_FOR_REVIEW, speaker)
+
+
+def _picture(**changes: Any) -> Illustration:
+    good = Illustration(
+        engine="openai:gpt-image-1",
+        reviewer="openai:gpt-4.1-mini",
+        prompt="A plain picture",
+        image_sha256="a" * 64,
+        media_type="image/png",
+        width=1024,
+        height=1024,
+        review=ImageReview(shows_text=False, depicts_only_the_lesson=True, misleading=False),
+        shown=True,
+        reason="Shown.",
+    )
+    return good.model_copy(update=changes)
+
+
+def test_a_picture_is_shown_only_when_its_checks_and_review_allow_it() -> None:
+    assert picture_problems(_picture()) == []
+    assert picture_problems(_picture(media_type="image/gif")) == ["it has no image of a known kind"]
+    assert picture_problems(_picture(width=64)) == ["its sides are not within 256 to 4096 pixels"]
+    assert picture_problems(_picture(review=None)) == ["it was not reviewed"]
+    texty = ImageReview(shows_text=True, depicts_only_the_lesson=True, misleading=False)
+    assert picture_problems(_picture(review=texty)) == [
+        "its review found text, more than the lesson, or something misleading"
+    ]
+
+
+def test_receipt_verify_refuses_a_picture_shown_against_its_review() -> None:
+    state = review(FULL)
+    receipt = receipt_of(state)
+    teaching = _teaching(state)
+    assert illustration_problems(receipt, teaching) == []
+
+    def with_picture(picture: Any) -> Receipt:
+        return Receipt.model_validate({**receipt.model_dump(mode="json"), "illustration": picture})
+
+    shown = _picture().model_dump(mode="json")
+    assert teaching_problems(with_picture(shown)) == []
+    texty = ImageReview(shows_text=True, depicts_only_the_lesson=True, misleading=False)
+    lying = _picture(review=texty).model_dump(mode="json")
+    assert teaching_problems(with_picture(lying)) == [
+        "The lesson's picture is marked shown, but its checks and review do not allow it."
+    ]
+    hidden = _picture(review=texty, shown=False).model_dump(mode="json")
+    assert teaching_problems(with_picture(hidden)) == []
+    withheld = teaching.model_copy(update={"decision": "WITHHELD"})
+    assert illustration_problems(with_picture(shown), withheld) == [
+        "The lesson's picture is marked shown, but its checks and review do not allow it."
+    ]
+    assert illustration_problems(with_picture({"shown": "yes"}), teaching) == [
+        "The lesson's illustration is not a valid record."
+    ]

@@ -626,6 +626,7 @@ _PRONOUNS = vocabulary("he she they him her them his their")
 _SUBJECT_GAP = 1
 _OBJECT_GAP = 2
 _AGENT = frozenset({"by"})
+_RELATIVE = frozenset({"that", "which", "who", "whom", "whose"})
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 
 
@@ -641,19 +642,54 @@ def _passive(words: Sequence[str], at: int) -> bool:
 
 
 def _not_a_verb(words: Sequence[str], at: int) -> bool:
-    """The word at `at` reads as a noun here: a determiner stands just before it."""
-    return at > 0 and words[at - 1] in _DETERMINERS
+    """The word at `at` does not read as a verb taking an object here: a determiner stands
+    just before it (`the harbor`), or it neither ends as a past form nor has a determiner
+    after it (`last week`, where `passed the` and `supported many` read as verbs)."""
+    if at > 0 and words[at - 1] in _DETERMINERS:
+        return True
+    after = words[at + 1] if at + 1 < len(words) else ""
+    return not words[at].endswith("ed") and after not in _DETERMINERS
+
+
+def _heads(toks: Sequence[str], k: int, names: frozenset[str]) -> tuple[list[str], list[str]]:
+    """The words of a span that stand as the subject and the object of its verb at `k`: its
+    names just before and just after it (`_SUBJECT_GAP`, `_OBJECT_GAP`), the content word
+    right before it, and the first content word after it past a determiner."""
+    before = [w for w in toks[max(k - _SUBJECT_GAP - 1, 0) : k] if w in names]
+    after = [w for w in toks[k + 1 : k + 2 + _OBJECT_GAP] if w in names]
+    if k > 0 and toks[k - 1] not in STOP and toks[k - 1] not in _DETERMINERS:
+        before.append(toks[k - 1])
+    rest = [w for w in toks[k + 1 : k + 3] if w not in _DETERMINERS]
+    if rest and rest[0] not in STOP:
+        after.append(rest[0])
+    return before, after
+
+
+def _turned(said: Sequence[str], at: int, before: Sequence[str], after: Sequence[str]) -> str:
+    """The first head that stands on the other side of the verb at `at` in the sentence
+    (once there, and no relative pronoun between it and the verb), or ""."""
+    for word, wrong_side in [(w, True) for w in before] + [(w, False) for w in after]:
+        places = [i for i, w in enumerate(said) if w == word]
+        if len(places) != 1 or (places[0] > at) != wrong_side:
+            continue
+        a, b = sorted((places[0], at))
+        if not _RELATIVE & set(said[a:b]):
+            return word
+    return ""
 
 
 def _roles(
     sentence: _Sentence, words: WindowWords, spans: Sequence[tuple[int, int]], sid: str
 ) -> list[str]:
-    """Who does what to whom stays as the spans have it: where a span has a name of the
-    sentence just before a verb the sentence shares (its subject, `Sherlock supported`) or
-    just after it (its object), the sentence has that name on the same side of that verb,
-    unless the sentence or the span is passive (`by` after the verb, `be` before it).
-    Without this, `many studies supported Sherlock` rests on `Sherlock supported many
-    studies`: the same words, anchors and polarity, the roles turned round."""
+    """Who does what to whom stays as the spans have it: where a span has a name or a word
+    just before a verb the sentence shares (its subject, `Sherlock supported`) or just after
+    it (its object, `appropriated the fund`), the sentence has that word on the same side of
+    that verb (`_heads`, `_turned`), unless the sentence or the span is passive (`by` after
+    the verb, `be` before it), the verb reads as a noun, or a relative clause turns it round
+    (`the fund that Congress appropriated`). Without this, `many studies supported
+    Sherlock` rests on `Sherlock supported many studies`, and `For arming the militia
+    appropriated the fund` on `the fund appropriated for arming the militia`: the same
+    words, anchors and polarity, the roles turned round."""
     said = list(sentence.ordered)
     for first, last in spans:
         toks = [t.word for t in words.toks[first : last + 1]]
@@ -663,14 +699,11 @@ def _roles(
             at = next((i for i, w in enumerate(said) if variant(verb, w, STOP)), None)
             if at is None or _passive(said, at) or _passive(toks, k):
                 continue
-            if _not_a_verb(said, at) or _not_a_verb(toks, k):
+            if _not_a_verb(toks, k) or (at > 0 and said[at - 1] in _DETERMINERS):
                 continue
-            before = [w for w in toks[max(k - _SUBJECT_GAP - 1, 0) : k] if w in sentence.names]
-            after = [w for w in toks[k + 1 : k + 2 + _OBJECT_GAP] if w in sentence.names]
-            turned = [w for w in before if w in said[at + 1 :] and w not in said[:at]]
-            turned += [w for w in after if w in said[:at] and w not in said[at + 1 :]]
-            if turned:
-                return [_ROLES.format(name=turned[0], verb=said[at], sid=sid)]
+            word = _turned(said, at, *_heads(toks, k, sentence.names))
+            if word:
+                return [_ROLES.format(name=word, verb=said[at], sid=sid)]
     return []
 
 

@@ -602,3 +602,42 @@ def test_a_paraphrase_that_keeps_who_does_what_is_not_held_for_its_roles(
 ) -> None:
     found = rested(draft, *texts)
     assert not any("turns round" in p for p in found.problems), found.problems
+
+
+ROLES_TEXT = (
+    "The Congress passed the bill last week. The fund appropriated for arming the militia "
+    "was spent. The harbor of Boston was closed by Parliament in 1774."
+)
+
+
+@pytest.mark.parametrize(
+    ("draft", "span", "turned"),
+    [
+        # a plain word, not a name, turned round its verb
+        (
+            "For arming the militia appropriated the fund [S1].",
+            "The fund appropriated for arming the militia was spent",
+            True,
+        ),
+        # faithful: a time moved to the front, a relative clause, an active for a passive,
+        # and a noun that could be a verb
+        (
+            "Last week, the Congress passed the bill [S1].",
+            "The Congress passed the bill last week",
+            False,
+        ),
+        (
+            "The bill that the Congress passed last week [S1].",
+            "The Congress passed the bill last week",
+            False,
+        ),
+        (
+            "Parliament closed Boston's harbor in 1774 [S1].",
+            "The harbor of Boston was closed by Parliament in 1774",
+            False,
+        ),
+    ],
+)
+def test_roles_are_read_around_a_verb_not_a_noun(draft: str, span: str, turned: bool) -> None:
+    found = rested(draft, span, sources=[source("S1", ROLES_TEXT, ("John Adams",))])
+    assert any("turns round who does what" in p for p in found.problems) == turned, found

@@ -30,7 +30,7 @@ import argparse
 import json
 import math
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -160,6 +160,24 @@ def run_set(home: Path, name: str) -> dict[str, Any]:
     }
 
 
+def each_set(
+    sample: Path | None, digitalgov: Path | None, run: Callable[[Path, str], dict[str, Any]]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """`run(home, name)` for each evaluation set whose archive is here (the given data dirs,
+    else ones built in temporary dirs): the results by set, and why a set was skipped."""
+    results: dict[str, Any] = {}
+    skipped: dict[str, str] = {}
+    with sample_home(sample) as sotu_home, digitalgov_home(digitalgov) as dg:
+        homes = {"sotu": sotu_home, "digitalgov": dg}
+        for name in SETS:
+            home = homes[name]
+            if home is None:
+                skipped[name] = f"shared data not present at {DIGITALGOV_FOLDER}"
+                continue
+            results[name] = run(home, name)
+    return results, skipped
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample-home", "--home", dest="sample_home", type=Path)
@@ -167,18 +185,14 @@ def main() -> None:
     parser.add_argument("--fusions", action="store_true", help="also compare rrf and score")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    results: dict[str, Any] = {}
-    skipped: dict[str, str] = {}
-    with sample_home(args.sample_home) as sotu_home, digitalgov_home(args.digitalgov_home) as dg:
-        homes = {"sotu": sotu_home, "digitalgov": dg}
-        for name in SETS:
-            home = homes[name]
-            if home is None:
-                skipped[name] = f"shared data not present at {DIGITALGOV_FOLDER}"
-                continue
-            results[name] = run_set(home, name)
-            if args.fusions:
-                results[name]["rrf"] = desk_summary(home, name, "rrf")
+
+    def run(home: Path, name: str) -> dict[str, Any]:
+        found = run_set(home, name)
+        if args.fusions:
+            found["rrf"] = desk_summary(home, name, "rrf")
+        return found
+
+    results, skipped = each_set(args.sample_home, args.digitalgov_home, run)
     if args.json:
         print(json.dumps({"sets": results, "skipped": skipped}, indent=2))
         return

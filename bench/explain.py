@@ -35,10 +35,8 @@ from evidence_desk.teaching.layout import DiagramEdge
 from evidence_desk.teaching.svg import render_svg
 from evidence_desk.types import Lesson, Relation
 
-from ._util import sample_home
-from .evaluation import DIGITALGOV_FOLDER, digitalgov_home
+from .evaluation import each_set
 
-SETS = ("sotu", "digitalgov")
 FALSE_KIND = {
     "proposed": "opposed",
     "opposed": "supported",
@@ -184,16 +182,7 @@ def main() -> None:
     parser.add_argument("--digitalgov-home", type=Path)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    results: dict[str, Any] = {}
-    skipped: dict[str, str] = {}
-    with sample_home(args.sample_home) as sotu, digitalgov_home(args.digitalgov_home) as dg:
-        homes = {"sotu": sotu, "digitalgov": dg}
-        for name in SETS:
-            home = homes[name]
-            if home is None:
-                skipped[name] = f"shared data not present at {DIGITALGOV_FOLDER}"
-                continue
-            results[name] = run_set(home, name)
+    results, skipped = each_set(args.sample_home, args.digitalgov_home, run_set)
     kept = [d for r in results.values() for d in r.pop("diagrams")]
     report = {"sets": results, "skipped": skipped, "determinism": _determinism(kept)}
     if args.json:

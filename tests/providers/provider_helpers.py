@@ -7,6 +7,7 @@ other test folder uses.)
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from evidence_desk.desk import Desk
 from evidence_desk.testing.fakeproviders import Protocol
@@ -60,3 +61,12 @@ INJECTION = (
 
 
 DeskFactory = Callable[..., Desk]
+
+
+def write_docs(folder: Path) -> Path:
+    """`DOCS` as markdown files with front matter in `folder` (made here); returns it."""
+    folder.mkdir(parents=True)
+    for name, (title, date, text) in DOCS.items():
+        front = f"---\ntitle: {title}\ndate: {date}\nurl: https://example.org/{name[:-3]}\n---\n\n"
+        (folder / name).write_text(front + text + "\n", encoding="utf-8")
+    return folder

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from ledger_child import QUESTION, provider_desk
-from provider_helpers import DOCS
+from provider_helpers import DOCS, write_docs
 from pydantic_ai.models import override_allow_model_requests
 from scripts import Model, Prompt, faithful_lesson
 
@@ -25,11 +25,7 @@ _CHILDREN = multiprocessing.get_context("forkserver")
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name, (title, date, text) in DOCS.items():
-        front = f"---\ntitle: {title}\ndate: {date}\nurl: https://example.org/{name[:-3]}\n---\n\n"
-        (docs / name).write_text(front + text + "\n", encoding="utf-8")
+    docs = write_docs(tmp_path / "docs")
     home = tmp_path / "home"
     assert provider_desk(home, "http://127.0.0.1:9").ingest([docs]).added == len(DOCS)
     return home

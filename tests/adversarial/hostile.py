@@ -71,7 +71,7 @@ HOLD_WHOLE_DRAFT = frozenset({"characters", "quote_marks"})
 PER_ARCHIVE = {SOTU: 50, DIGITALGOV: 20}
 FAITHFUL_PER_ARCHIVE = {SOTU: 200, DIGITALGOV: 60}
 # Families whose clauses are rarer than the bar's 50: what the documents offer.
-_COUNTS = {fam_roles.FAMILY: {SOTU: 30, DIGITALGOV: 10}}
+FAMILY_COUNTS = {fam_roles.FAMILY: {SOTU: 30, DIGITALGOV: 10}}
 SEED = "evidence-desk-adversarial-1"
 
 
@@ -112,7 +112,7 @@ def drafts_per_archive(family: str, archive: str) -> int:
         return PROSE_PER_ARCHIVE[archive]
     if family in CONTEXT_FAMILIES:
         return CONTEXT_FAMILIES[family][1][archive]
-    return _COUNTS.get(family, PER_ARCHIVE)[archive]
+    return FAMILY_COUNTS.get(family, PER_ARCHIVE)[archive]
 
 
 def by_family(cases: Sequence[Case]) -> dict[str, list[Case]]:

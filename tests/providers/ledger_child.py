@@ -41,6 +41,16 @@ def provider_desk(home: Path, base_url: str, executor: str = "stages", **more: A
     return Desk(settings, embedder=HashingEmbedder())
 
 
+def ingested_home(root: Path) -> Path:
+    """`root/home`: a desk on the provider tests' tiny archive (`provider_helpers.DOCS`)."""
+    from provider_helpers import DOCS, write_docs
+
+    home = root / "home"
+    added = provider_desk(home, "http://127.0.0.1:9").ingest([write_docs(root / "docs")]).added
+    assert added == len(DOCS)
+    return home
+
+
 def _die(*_: object) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ledger_child import QUESTION, provider_desk
-from provider_helpers import DOCS, write_docs
+from ledger_child import QUESTION, ingested_home, provider_desk
 from pydantic_ai.models import override_allow_model_requests
 from scripts import Model, Prompt, faithful_lesson
 
@@ -25,10 +24,7 @@ _CHILDREN = multiprocessing.get_context("forkserver")
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
-    docs = write_docs(tmp_path / "docs")
-    home = tmp_path / "home"
-    assert provider_desk(home, "http://127.0.0.1:9").ingest([docs]).added == len(DOCS)
-    return home
+    return ingested_home(tmp_path)
 
 
 def _teacher_keys(fake: FakeProvider) -> Counter[str]:
